@@ -1,0 +1,72 @@
+/**
+ * buildApp: registers plugins, then the route table. Never listens (main.ts does), so tests drive
+ * it with `inject`.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { readFile } from 'node:fs/promises';
+import { sql } from 'kysely';
+import type { Config } from './config/index.ts';
+import type { Database } from './db/connect.ts';
+import { systemClock, type Clock } from './domain/clock.ts';
+import type { Services } from './domain/services.ts';
+import { registerErrorHandling } from './http/plugins/errors.ts';
+import { registerAuthentication } from './http/plugins/authenticate.ts';
+import { registerBodyParsers } from './http/plugins/body.ts';
+import { apiRoutes } from './http/routes/index.ts';
+import type { RouteContext } from './http/context.ts';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  clock?: Clock;
+}
+
+export const API_PREFIX = '/rest/v2';
+const JSON_TYPE = 'application/json;charset=utf-8';
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database } = deps;
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    bodyLimit: 1024 * 1024,
+    disableRequestLogging: config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace',
+  });
+  const services: Services = { database, clock: deps.clock ?? systemClock, siteUrl: config.siteUrl };
+  const ctx: RouteContext = { services, urls: { api: `${config.publicUrl}${API_PREFIX}`, site: config.siteUrl }, publicUrl: config.publicUrl };
+
+  registerErrorHandling(app, config.publicUrl);
+  await registerBodyParsers(app);
+  // The spec's content type exactly: `application/json;charset=utf-8` (no space).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('application/json') && type !== JSON_TYPE) reply.header('content-type', JSON_TYPE);
+    return payload;
+  });
+
+  /** GET /healthz — the process is up. */
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  /** GET /readyz — the database answers; 503 otherwise. */
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(database.db);
+      return { status: 'ok' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+  /** GET /docs/api — the wire-format document that every `error_uri` points into. */
+  app.get('/docs/api', async (_request, reply) => {
+    const text = await readFile(new URL('../docs/api.md', import.meta.url), 'utf8');
+    return reply.type('text/markdown; charset=utf-8').send(text);
+  });
+
+  await app.register(
+    async (api) => {
+      registerAuthentication(api, services);
+      apiRoutes(api, ctx);
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,135 @@
+/**
+ * `tipjar import things <file.tsv> --owner <username>`: loads a catalogue in the format of
+ * shared/data/npm-packages.tsv (columns name, version, downloads_a_month, summary; header line).
+ * Each row becomes a thing: url `https://www.npmjs.com/package/<name>`, title the name,
+ * description the summary (cut to 1000 characters), category `software`, language `en_GB`, tags
+ * `npm`, the scope of a scoped name and the words of the name. Rows are validated with the same
+ * rules as POST /things; a row that fails is reported with its line number and reason and the
+ * rest goes on. Re-running adds nothing twice (a URL already registered is skipped).
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Database } from '../db/connect.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { joinTags } from '../db/repositories/things.ts';
+import { DomainError } from '../domain/errors.ts';
+import { parseNewThing, MAX_DESCRIPTION, type NewThing } from '../domain/thing-input.ts';
+import type { Clock } from '../domain/clock.ts';
+
+export interface ImportReport {
+  /** data rows read (header excluded) */
+  rows: number;
+  inserted: number;
+  /** rows whose URL was already registered */
+  skipped: number;
+  rejected: { line: number; reason: string }[];
+}
+
+/** Tags for an npm package name: `npm`, its scope, and the words of the name (≥ 2 letters). */
+export function npmTags(name: string): string[] {
+  const tags = ['npm'];
+  const m = /^@([^/]+)\/(.+)$/.exec(name);
+  const bare = m ? m[2]! : name;
+  if (m) tags.push(m[1]!);
+  for (const w of bare.split(/[-_.]+/)) if (/^[a-z0-9]{2,}$/i.test(w) && tags.length < 8) tags.push(w.toLowerCase());
+  return [...new Set(tags)];
+}
+
+/** Turns one TSV row into a validated thing. @throws DomainError with the reason. */
+export function thingFromRow(fields: string[]): NewThing {
+  if (fields.length < 4) throw new DomainError('validation', `expected 4 tab-separated columns, got ${fields.length}`);
+  const name = fields[0]!.trim();
+  if (!name) throw new DomainError('validation', 'empty package name');
+  let summary = fields[3]!.trim();
+  if ([...summary].length > MAX_DESCRIPTION) summary = [...summary].slice(0, MAX_DESCRIPTION - 1).join('') + '…';
+  return parseNewThing({
+    url: `https://www.npmjs.com/package/${name}`,
+    title: name,
+    description: summary,
+    category: 'software',
+    language: 'en_GB',
+    tags: npmTags(name),
+  });
+}
+
+const BATCH = 400;
+
+async function insertBatch(database: Database, batch: NewThing[], ownerId: number, now: number): Promise<number> {
+  return inTransaction(database, async (trx) => {
+    const inserted = await trx
+      .insertInto('things')
+      .values(
+        batch.map((t) => ({
+          url: t.url,
+          url_key: t.urlKey,
+          title: t.title,
+          description: t.description,
+          category: t.category,
+          language: t.language,
+          tags: joinTags(t.tags),
+          hidden: 0,
+          owner_user_id: ownerId,
+          created_at: now,
+        })),
+      )
+      .onConflict((oc) => oc.column('url_key').where('deleted_at', 'is', null).doNothing())
+      .returning(['id', 'url_key'])
+      .execute();
+    if (inserted.length === 0) return 0;
+    const byKey = new Map(batch.map((t) => [t.urlKey, t]));
+    const tagRows = inserted.flatMap((r) => [...new Set(byKey.get(r.url_key)!.tags.map((t) => t.toLowerCase()))].map((tag) => ({ thing_id: r.id, tag })));
+    for (let i = 0; i < tagRows.length; i += 2000) await trx.insertInto('thing_tags').values(tagRows.slice(i, i + 2000)).execute();
+    await trx
+      .insertInto('activities')
+      .values(inserted.map((r) => ({ actor_user_id: ownerId, verb: 'post', thing_id: r.id, thing_owner_user_id: ownerId, created_at: now })))
+      .execute();
+    return inserted.length;
+  });
+}
+
+/**
+ * Imports the file for `ownerId`.
+ * @param onProgress called with the number of data rows processed so far.
+ */
+export async function importThings(
+  database: Database,
+  clock: Clock,
+  file: string,
+  ownerId: number,
+  opts: { limit?: number; onProgress?: (rows: number) => void } = {},
+): Promise<ImportReport> {
+  const report: ImportReport = { rows: 0, inserted: 0, skipped: 0, rejected: [] };
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let lineNo = 0;
+  let batch: NewThing[] = [];
+  const seen = new Set<string>();
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const n = await insertBatch(database, batch, ownerId, clock.now());
+    report.inserted += n;
+    report.skipped += batch.length - n;
+    batch = [];
+    opts.onProgress?.(report.rows);
+  };
+  for await (const line of lines) {
+    lineNo++;
+    if (lineNo === 1 && line.startsWith('name\t')) continue;
+    if (line.trim() === '') continue;
+    if (opts.limit !== undefined && report.rows >= opts.limit) break;
+    report.rows++;
+    try {
+      const t = thingFromRow(line.split('\t'));
+      if (seen.has(t.urlKey)) {
+        report.skipped++;
+        continue;
+      }
+      seen.add(t.urlKey);
+      batch.push(t);
+    } catch (err) {
+      report.rejected.push({ line: lineNo, reason: err instanceof Error ? err.message : String(err) });
+    }
+    if (batch.length >= BATCH) await flush();
+  }
+  await flush();
+  return report;
+}

@@ -1,0 +1,129 @@
+/**
+ * The `tipjar` command (package bin). Every command reads the same settings as the server
+ * (environment and `.env`), opens the configured database and migrates it first.
+ */
+import { existsSync } from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import { SingleBar, Presets } from 'cli-progress';
+import { ConfigError, describeSettings, loadConfig, type Config } from '../config/index.ts';
+import { openConfiguredDatabase, serve } from '../main.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { openDatabase } from '../db/connect.ts';
+import { systemClock } from '../domain/clock.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { Services } from '../domain/services.ts';
+import { fundUser, getUser, registerUser } from '../domain/users.ts';
+import { issueToken } from '../domain/tokens.ts';
+import { importThings } from './import-things.ts';
+
+if (existsSync('.env')) process.loadEnvFile('.env');
+
+function config(): Config {
+  return loadConfig(process.env);
+}
+
+/** Runs `fn` with services on the configured (migrated) database, then closes it. */
+async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
+  const cfg = config();
+  const database = await openConfiguredDatabase(cfg);
+  try {
+    return await fn({ database, clock: systemClock, siteUrl: cfg.siteUrl });
+  } finally {
+    await database.close();
+  }
+}
+
+function wholeNumber(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number ≥ 0');
+  return Number(value);
+}
+
+const program = new Command('tipjar')
+  .description('Tipjar: micro-tipping REST API v2 server and operator commands')
+  .addHelpText('after', `\nSettings (environment variables, or a .env file in the working directory):\n${describeSettings()}\n`)
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('serve the API and website (what `npm start` runs)')
+  .action(async () => {
+    await serve(config());
+  });
+
+program
+  .command('migrate')
+  .description('create the database if needed and apply pending schema migrations')
+  .action(async () => {
+    const cfg = config();
+    const database = await openDatabase(cfg.databaseUrl, { sqliteSynchronous: cfg.sqliteSynchronous });
+    try {
+      const applied = await migrateToLatest(database);
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+    } finally {
+      await database.close();
+    }
+  });
+
+const users = program.command('users').description('manage users');
+users
+  .command('create <username>')
+  .description('register a user')
+  .option('--email <email>', 'e-mail address')
+  .option('--password <password>', 'password for the website (at least 8 characters)')
+  .action(async (username: string, opts: { email?: string; password?: string }) => {
+    const u = await withServices((s) => registerUser(s, { username, ...opts }));
+    console.log(`created user ${u.username} (id ${u.id})`);
+  });
+users
+  .command('fund <username>')
+  .description("credit a user's balance (built-in payment provider) and optionally set the monthly budget")
+  .requiredOption('--cents <n>', 'amount to add to the balance, in cents', wholeNumber)
+  .option('--budget <n>', 'monthly budget, in cents', wholeNumber)
+  .action(async (username: string, opts: { cents: number; budget?: number }) => {
+    const u = await withServices((s) => fundUser(s, { username, cents: opts.cents, budgetCents: opts.budget }));
+    console.log(`${u.username}: balance ${u.balanceCents} cents, monthly budget ${u.budgetCents} cents`);
+  });
+
+program
+  .command('tokens')
+  .description('manage access tokens')
+  .command('create <username>')
+  .description('issue a bearer token for a user; the token is the last line of the output')
+  .requiredOption('--scopes <scopes>', 'space-separated scopes: tip thing extendedread')
+  .action(async (username: string, opts: { scopes: string }) => {
+    const token = await withServices((s) => issueToken(s, username, opts.scopes));
+    console.log(`token for ${username} (scopes: ${opts.scopes}); store it now, it is not shown again:`);
+    console.log(token);
+  });
+
+program
+  .command('import')
+  .description('bulk imports')
+  .command('things <file>')
+  .description('import things from a TSV catalogue (name, version, downloads_a_month, summary)')
+  .requiredOption('--owner <username>', 'user who owns the imported things')
+  .option('--limit <n>', 'import at most this many rows', wholeNumber)
+  .action(async (file: string, opts: { owner: string; limit?: number }) => {
+    if (!existsSync(file)) throw new DomainError('invalid_parameters', `no such file: ${file}`);
+    await withServices(async (s) => {
+      const owner = await getUser(s, opts.owner);
+      const bar = new SingleBar({ format: 'importing [{bar}] {value} rows | {duration}s', stream: process.stderr }, Presets.shades_classic);
+      bar.start(opts.limit ?? 0, 0);
+      const started = Date.now();
+      const report = await importThings(s.database, s.clock, file, owner.id, { limit: opts.limit, onProgress: (n) => bar.update(n) });
+      bar.stop();
+      for (const r of report.rejected) console.error(`line ${r.line}: ${r.reason}`);
+      console.log(
+        `read ${report.rows} rows: ${report.inserted} things added, ${report.skipped} already registered, ${report.rejected.length} rejected (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      );
+    });
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof ConfigError) console.error(err.message);
+  else if (err instanceof DomainError) console.error(`error: ${err.message}`);
+  else console.error(err);
+  process.exitCode = 1;
+}

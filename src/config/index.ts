@@ -1,0 +1,117 @@
+/**
+ * Tipjar's settings: one TypeBox schema of every environment variable, parsed once at start-up.
+ * Every bad setting is reported at once, each by its name (`ConfigError`).
+ * The list here is the list in `tipjar --help`, the README and docs/operations.md.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+export const SettingsSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'TCP port to listen on' }),
+  HOST: Type.String({ minLength: 1, default: 'localhost', description: 'interface to listen on (0.0.0.0 for all)' }),
+  DATABASE_URL: Type.String({
+    minLength: 1,
+    default: 'sqlite:./data/tipjar.db',
+    description: 'sqlite:<path> (embedded, the default) or postgres://user@host:port/db',
+  }),
+  PUBLIC_URL: Type.Optional(Type.String({ description: 'origin of every API `resource`/`link` (default http://localhost:<PORT>)' })),
+  SITE_URL: Type.Optional(Type.String({ description: 'origin of the website (default PUBLIC_URL)' })),
+  AUTH_URL: Type.Optional(Type.String({ description: 'origin of the OAuth authorization server (default PUBLIC_URL)' })),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'warn', description: 'request logging halves throughput, so warn by default' },
+  ),
+  SQLITE_SYNCHRONOUS: Type.Union([Type.Literal('NORMAL'), Type.Literal('FULL')], {
+    default: 'NORMAL',
+    description: 'SQLite WAL sync mode: NORMAL survives a process crash, FULL also survives power loss',
+  }),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process' }),
+});
+
+export type Settings = Static<typeof SettingsSchema>;
+
+/** The parsed configuration the application runs with. URLs have no trailing slash. */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  /** Origin of the API, e.g. `http://localhost:3000`; the API root is `${publicUrl}/rest/v2`. */
+  publicUrl: string;
+  siteUrl: string;
+  authUrl: string;
+  logLevel: string;
+  sqliteSynchronous: 'NORMAL' | 'FULL';
+  databasePoolSize: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function checkOrigin(name: string, value: string, problems: string[]): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    problems.push(`${name}: "${value}" is not an absolute URL`);
+    return value;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') problems.push(`${name}: must be an http or https URL`);
+  if (url.search || url.hash) problems.push(`${name}: must not carry a query or fragment`);
+  return value.replace(/\/+$/, '');
+}
+
+/**
+ * Parses the environment into a `Config`.
+ * @param env usually `process.env`; empty strings count as unset.
+ * @throws ConfigError listing every invalid setting by name.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(SettingsSchema.properties)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') raw[key] = v.trim();
+  }
+  const withDefaults = Value.Default(SettingsSchema, raw);
+  const converted = Value.Convert(SettingsSchema, withDefaults) as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const e of Value.Errors(SettingsSchema, converted)) {
+    const name = e.path.replace(/^\//, '');
+    if (problems.some((p) => p.startsWith(`${name}:`))) continue;
+    const schema = SettingsSchema.properties[name as keyof Settings] as { anyOf?: { const: string }[] };
+    const expected = schema.anyOf ? `one of ${schema.anyOf.map((a) => a.const).join(', ')}` : e.message.replace(/^Expected/, 'expected');
+    problems.push(`${name}: ${expected} (got "${String(raw[name])}")`);
+  }
+  const s = converted as Settings;
+  if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(s.DATABASE_URL)) {
+    problems.push(`DATABASE_URL: must start with sqlite: or postgres:// (got "${s.DATABASE_URL}")`);
+  }
+  const publicUrl = checkOrigin('PUBLIC_URL', s.PUBLIC_URL ?? `http://localhost:${s.PORT}`, problems);
+  const siteUrl = s.SITE_URL ? checkOrigin('SITE_URL', s.SITE_URL, problems) : publicUrl;
+  const authUrl = s.AUTH_URL ? checkOrigin('AUTH_URL', s.AUTH_URL, problems) : publicUrl;
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    port: s.PORT,
+    host: s.HOST,
+    databaseUrl: s.DATABASE_URL,
+    publicUrl,
+    siteUrl,
+    authUrl,
+    logLevel: s.LOG_LEVEL,
+    sqliteSynchronous: s.SQLITE_SYNCHRONOUS,
+    databasePoolSize: s.DATABASE_POOL_SIZE,
+  };
+}
+
+/** One line per setting, for `tipjar --help` and the docs. */
+export function describeSettings(): string {
+  return Object.entries(SettingsSchema.properties)
+    .map(([k, v]) => {
+      const d = (v as { description?: string; default?: unknown }).default;
+      return `  ${k.padEnd(20)} ${(v as { description?: string }).description ?? ''}${d !== undefined ? ` [default: ${String(d)}]` : ''}`;
+    })
+    .join('\n');
+}

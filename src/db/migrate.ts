@@ -1,0 +1,32 @@
+/**
+ * Schema migrations (Kysely's Migrator), run by `tipjar migrate` and on every start.
+ * Migrations are code in src/db/migrations, applied in name order, each once, on both engines.
+ */
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Database } from './connect.ts';
+import { makeInitial } from './migrations/0001_initial.ts';
+
+function provider(database: Database): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return {
+        '0001_initial': makeInitial(database.engine),
+      };
+    },
+  };
+}
+
+/**
+ * Brings the schema up to date.
+ * @returns the names of the migrations applied now (empty when already current).
+ * @throws Error naming the migration that failed.
+ */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const migrator = new Migrator({ db: database.db, provider: provider(database) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

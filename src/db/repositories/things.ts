@@ -1,0 +1,165 @@
+/** Things and their tags. Deleted things (deleted_at set) are invisible to every read here. */
+import type { Executor } from '../transaction.ts';
+import type { OwnerRef, PageRequest, ThingRecord } from '../../domain/records.ts';
+import type { NewThing, ThingFields } from '../../domain/thing-input.ts';
+
+const THING_COLUMNS = [
+  'things.id',
+  'things.url',
+  'things.title',
+  'things.description',
+  'things.category',
+  'things.language',
+  'things.tags',
+  'things.image',
+  'things.hidden',
+  'things.owner_user_id',
+  'things.owner_identity',
+  'things.tips',
+  'things.tips_user_count',
+  'things.last_tip_at',
+  'things.created_at',
+  'things.updated_at',
+  'users.username as owner_username',
+] as const;
+
+interface ThingRow {
+  id: number;
+  url: string;
+  title: string;
+  description: string;
+  category: string;
+  language: string;
+  tags: string;
+  image: string;
+  hidden: number;
+  owner_user_id: number | null;
+  owner_identity: string | null;
+  tips: number;
+  tips_user_count: number;
+  last_tip_at: number | null;
+  created_at: number;
+  updated_at: number;
+  owner_username: string | null;
+}
+
+export function toThingRecord(r: ThingRow): ThingRecord {
+  const owner: OwnerRef =
+    r.owner_user_id !== null
+      ? { kind: 'user', userId: r.owner_user_id, username: r.owner_username ?? '' }
+      : { kind: 'identity', identity: r.owner_identity ?? '' };
+  return {
+    id: r.id,
+    url: r.url,
+    title: r.title,
+    description: r.description,
+    category: r.category,
+    language: r.language,
+    tags: r.tags ? r.tags.split(',') : [],
+    image: r.image,
+    hidden: r.hidden === 1,
+    owner,
+    tips: r.tips,
+    tipsUserCount: r.tips_user_count,
+    lastTipAt: r.last_tip_at ?? 0,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function selectThings(ex: Executor) {
+  return ex
+    .selectFrom('things')
+    .leftJoin('users', 'users.id', 'things.owner_user_id')
+    .select(THING_COLUMNS)
+    .where('things.deleted_at', 'is', null);
+}
+
+export async function findThingById(ex: Executor, id: number): Promise<ThingRecord | undefined> {
+  const r = await selectThings(ex).where('things.id', '=', id).executeTakeFirst();
+  return r && toThingRecord(r);
+}
+
+/** Things by id, in no particular order. */
+export async function findThingsByIds(ex: Executor, ids: number[]): Promise<ThingRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await selectThings(ex).where('things.id', 'in', ids).execute();
+  return rows.map(toThingRecord);
+}
+
+export async function findThingByUrlKey(ex: Executor, key: string): Promise<ThingRecord | undefined> {
+  const r = await selectThings(ex).where('things.url_key', '=', key).executeTakeFirst();
+  return r && toThingRecord(r);
+}
+
+/** A user's things, newest first; hidden ones only when `includeHidden`. */
+export async function listThingsByOwner(
+  ex: Executor,
+  ownerUserId: number,
+  opts: PageRequest & { includeHidden: boolean },
+): Promise<ThingRecord[]> {
+  let q = selectThings(ex).where('things.owner_user_id', '=', ownerUserId);
+  if (!opts.includeHidden) q = q.where('things.hidden', '=', 0);
+  const rows = await q
+    .orderBy('things.created_at', 'desc')
+    .orderBy('things.id', 'desc')
+    .limit(opts.count)
+    .offset((opts.page - 1) * opts.count)
+    .execute();
+  return rows.map(toThingRecord);
+}
+
+/** Tags as stored in the things row (one string) and in thing_tags (one lower-cased row each). */
+export const joinTags = (tags: string[]): string => tags.join(',');
+
+async function writeTags(ex: Executor, thingId: number, tags: string[]): Promise<void> {
+  const keys = [...new Set(tags.map((t) => t.toLowerCase()))];
+  if (keys.length) await ex.insertInto('thing_tags').values(keys.map((tag) => ({ thing_id: thingId, tag }))).execute();
+}
+
+/**
+ * Inserts a thing with its tags.
+ * @throws a unique violation when a live thing already has the same url_key.
+ */
+export async function insertThing(ex: Executor, t: NewThing, owner: { userId: number } | { identity: string }, now: number): Promise<number> {
+  const r = await ex
+    .insertInto('things')
+    .values({
+      url: t.url,
+      url_key: t.urlKey,
+      title: t.title,
+      description: t.description,
+      category: t.category,
+      language: t.language,
+      tags: joinTags(t.tags),
+      image: '',
+      hidden: t.hidden ? 1 : 0,
+      owner_user_id: 'userId' in owner ? owner.userId : null,
+      owner_identity: 'identity' in owner ? owner.identity : null,
+      created_at: now,
+      updated_at: 0,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await writeTags(ex, r.id, t.tags);
+  return r.id;
+}
+
+/** Applies validated changes and sets updated_at. */
+export async function updateThing(ex: Executor, id: number, changes: Partial<ThingFields>, now: number): Promise<void> {
+  const values: Record<string, unknown> = { updated_at: now };
+  for (const k of ['title', 'description', 'category', 'language'] as const) if (changes[k] !== undefined) values[k] = changes[k];
+  if (changes.hidden !== undefined) values.hidden = changes.hidden ? 1 : 0;
+  if (changes.tags !== undefined) values.tags = joinTags(changes.tags);
+  await ex.updateTable('things').set(values).where('id', '=', id).execute();
+  if (changes.tags !== undefined) {
+    await ex.deleteFrom('thing_tags').where('thing_id', '=', id).execute();
+    await writeTags(ex, id, changes.tags);
+  }
+}
+
+/** Marks a thing deleted; its tips stay (DECISIONS.md: a deleted thing's tips stay in the ledger). */
+export async function softDeleteThing(ex: Executor, id: number, now: number): Promise<void> {
+  await ex.updateTable('things').set({ deleted_at: now }).where('id', '=', id).execute();
+  await ex.deleteFrom('thing_tags').where('thing_id', '=', id).execute();
+}

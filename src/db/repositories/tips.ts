@@ -1,0 +1,143 @@
+/** Tips and the per-thing counters kept in step with them (same transaction). */
+import { sql } from 'kysely';
+import type { Executor } from '../transaction.ts';
+import type { PageRequest, TipRecord } from '../../domain/records.ts';
+import { toThingRecord } from './things.ts';
+
+/**
+ * Inserts a tip unless the tipper already tipped the thing in `period` (unique constraint, so
+ * concurrent tips cannot both succeed).
+ * @returns the new tip's id, or undefined when it already existed (the caller answers tip_once).
+ */
+export async function insertTipOnce(
+  ex: Executor,
+  tip: { thingId: number; tipperId: number; period: string; now: number; source: 'api' | 'subscription'; clientId: number | null },
+): Promise<number | undefined> {
+  const r = await ex
+    .insertInto('tips')
+    .values({
+      thing_id: tip.thingId,
+      tipper_id: tip.tipperId,
+      period: tip.period,
+      created_at: tip.now,
+      source: tip.source,
+      client_id: tip.clientId,
+    })
+    .onConflict((oc) => oc.columns(['thing_id', 'tipper_id', 'period']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return r?.id;
+}
+
+/**
+ * Counts a new tip on its thing: `tips` + 1, `tips_user_count` + 1 when it is the tipper's first
+ * tip on the thing in any period, `last_tip_at` = now.
+ * @returns the thing's tip count after this tip.
+ */
+export async function countTipOnThing(ex: Executor, thingId: number, tipperId: number, period: string, now: number): Promise<number> {
+  const earlier = await ex
+    .selectFrom('tips')
+    .select('id')
+    .where('thing_id', '=', thingId)
+    .where('tipper_id', '=', tipperId)
+    .where('period', '<>', period)
+    .limit(1)
+    .executeTakeFirst();
+  const r = await ex
+    .updateTable('things')
+    .set({
+      tips: sql`tips + 1`,
+      tips_user_count: earlier ? sql`tips_user_count` : sql`tips_user_count + 1`,
+      last_tip_at: now,
+    })
+    .where('id', '=', thingId)
+    .returning('tips')
+    .executeTakeFirstOrThrow();
+  return r.tips;
+}
+
+/** Of `thingIds`, those `userId` tipped in `period` (the per-viewer `tipped` field). */
+export async function tippedThingIds(ex: Executor, userId: number, thingIds: number[], period: string): Promise<Set<number>> {
+  if (thingIds.length === 0) return new Set();
+  const rows = await ex
+    .selectFrom('tips')
+    .select('thing_id')
+    .where('tipper_id', '=', userId)
+    .where('period', '=', period)
+    .where('thing_id', 'in', thingIds)
+    .execute();
+  return new Set(rows.map((r) => r.thing_id));
+}
+
+function selectTips(ex: Executor) {
+  return ex
+    .selectFrom('tips')
+    .innerJoin('things', 'things.id', 'tips.thing_id')
+    .innerJoin('users as tipper', 'tipper.id', 'tips.tipper_id')
+    .leftJoin('users', 'users.id', 'things.owner_user_id')
+    .select([
+      'tips.id as tip_id',
+      'tips.created_at as tip_created_at',
+      'tips.period as tip_period',
+      'tipper.id as tipper_id',
+      'tipper.username as tipper_username',
+      'things.id',
+      'things.url',
+      'things.title',
+      'things.description',
+      'things.category',
+      'things.language',
+      'things.tags',
+      'things.image',
+      'things.hidden',
+      'things.owner_user_id',
+      'things.owner_identity',
+      'things.tips',
+      'things.tips_user_count',
+      'things.last_tip_at',
+      'things.created_at',
+      'things.updated_at',
+      'users.username as owner_username',
+    ])
+    .where('things.deleted_at', 'is', null);
+}
+
+type TipRow = Awaited<ReturnType<ReturnType<typeof selectTips>['execute']>>[number];
+
+function toTipRecord(r: TipRow): TipRecord {
+  return {
+    id: r.tip_id,
+    createdAt: r.tip_created_at,
+    period: r.tip_period,
+    thing: toThingRecord(r),
+    tipper: { id: r.tipper_id, username: r.tipper_username },
+  };
+}
+
+/** Tips given by a user, newest first (tips on deleted things are left out). */
+export async function listTipsByTipper(ex: Executor, tipperId: number, page: PageRequest): Promise<TipRecord[]> {
+  const rows = await selectTips(ex)
+    .where('tips.tipper_id', '=', tipperId)
+    .orderBy('tips.created_at', 'desc')
+    .orderBy('tips.id', 'desc')
+    .limit(page.count)
+    .offset((page.page - 1) * page.count)
+    .execute();
+  return rows.map(toTipRecord);
+}
+
+/**
+ * Tips a thing received, newest first. Tips of users who hide their tips are left out, except the
+ * viewer's own.
+ */
+export async function listTipsOnThing(ex: Executor, thingId: number, viewerId: number, page: PageRequest): Promise<TipRecord[]> {
+  const rows = await selectTips(ex)
+    .where('tips.thing_id', '=', thingId)
+    .where((eb) => eb.or([eb('tipper.hide_tips', '=', 0), eb('tipper.id', '=', viewerId)]))
+    .orderBy('tips.created_at', 'desc')
+    .orderBy('tips.id', 'desc')
+    .limit(page.count)
+    .offset((page.page - 1) * page.count)
+    .execute();
+  return rows.map(toTipRecord);
+}

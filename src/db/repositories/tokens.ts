@@ -1,0 +1,41 @@
+/** Access tokens, stored as SHA-256 hashes only. */
+import type { Executor } from '../transaction.ts';
+import type { Principal } from '../../domain/records.ts';
+
+export async function insertAccessToken(
+  ex: Executor,
+  t: { tokenHash: string; userId: number; clientId: number | null; codeId: number | null; scope: string; now: number },
+): Promise<number> {
+  const r = await ex
+    .insertInto('access_tokens')
+    .values({
+      token_hash: t.tokenHash,
+      user_id: t.userId,
+      client_id: t.clientId,
+      code_id: t.codeId,
+      scope: t.scope,
+      created_at: t.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return r.id;
+}
+
+/** The principal of a live (not revoked) token with this hash; undefined otherwise. */
+export async function findPrincipalByTokenHash(ex: Executor, tokenHash: string): Promise<Principal | undefined> {
+  const r = await ex
+    .selectFrom('access_tokens')
+    .innerJoin('users', 'users.id', 'access_tokens.user_id')
+    .select(['access_tokens.id', 'access_tokens.user_id', 'access_tokens.client_id', 'access_tokens.scope', 'users.username'])
+    .where('access_tokens.token_hash', '=', tokenHash)
+    .where('access_tokens.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!r) return undefined;
+  return {
+    userId: r.user_id,
+    username: r.username,
+    scopes: new Set(r.scope.split(' ').filter(Boolean)),
+    clientId: r.client_id,
+    tokenId: r.id,
+  };
+}

@@ -1,0 +1,72 @@
+/** Users table access. Executor-first functions: pass the database or an open transaction. */
+import type { Selectable } from 'kysely';
+import type { Executor } from '../transaction.ts';
+import type { UsersTable } from '../schema.ts';
+import type { UserRecord } from '../../domain/records.ts';
+
+export function toUserRecord(r: Selectable<UsersTable>): UserRecord {
+  return {
+    id: r.id,
+    username: r.username,
+    email: r.email,
+    firstname: r.firstname,
+    lastname: r.lastname,
+    avatar: r.avatar,
+    about: r.about,
+    city: r.city,
+    country: r.country,
+    url: r.url,
+    registeredAt: r.registered_at,
+    balanceCents: r.balance_cents,
+    budgetCents: r.budget_cents,
+    hideTips: r.hide_tips === 1,
+  };
+}
+
+/** Finds a user by username, case-insensitively; undefined when there is none. */
+export async function findUserByUsername(ex: Executor, username: string): Promise<UserRecord | undefined> {
+  const r = await ex.selectFrom('users').selectAll().where('username_key', '=', username.toLowerCase()).executeTakeFirst();
+  return r && toUserRecord(r);
+}
+
+export async function findUserById(ex: Executor, id: number): Promise<UserRecord | undefined> {
+  const r = await ex.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  return r && toUserRecord(r);
+}
+
+export async function findUsersByIds(ex: Executor, ids: number[]): Promise<Map<number, UserRecord>> {
+  const out = new Map<number, UserRecord>();
+  if (ids.length === 0) return out;
+  const rows = await ex.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  for (const r of rows) out.set(r.id, toUserRecord(r));
+  return out;
+}
+
+export interface NewUser {
+  username: string;
+  email: string;
+  passwordHash: string | null;
+  registeredAt: number;
+}
+
+/** Inserts a user. @throws a unique violation when the username is taken (see isUniqueViolation). */
+export async function insertUser(ex: Executor, u: NewUser): Promise<number> {
+  const r = await ex
+    .insertInto('users')
+    .values({
+      username: u.username,
+      username_key: u.username.toLowerCase(),
+      email: u.email,
+      password_hash: u.passwordHash,
+      registered_at: u.registeredAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return r.id;
+}
+
+/** The means of a user (DECISIONS.md "Money"): balance and monthly budget in cents. */
+export async function findMeans(ex: Executor, userId: number): Promise<{ balanceCents: number; budgetCents: number } | undefined> {
+  const r = await ex.selectFrom('users').select(['balance_cents', 'budget_cents']).where('id', '=', userId).executeTakeFirst();
+  return r && { balanceCents: r.balance_cents, budgetCents: r.budget_cents };
+}

@@ -1,0 +1,163 @@
+/**
+ * Things (api-v2.md "Things", DECISIONS.md "Things"): read, look up, create, update, delete.
+ */
+import { inTransaction, isUniqueViolation } from '../db/transaction.ts';
+import {
+  findThingById,
+  findThingByUrlKey,
+  findThingsByIds,
+  insertThing,
+  listThingsByOwner,
+  softDeleteThing,
+  updateThing as updateThingRow,
+} from '../db/repositories/things.ts';
+import { insertActivity } from '../db/repositories/activities.ts';
+import { tippedThingIds } from '../db/repositories/tips.ts';
+import { subscribedThingIds } from '../db/repositories/subscriptions.ts';
+import { findUserByUsername } from '../db/repositories/users.ts';
+import { ForbiddenError, InvalidParametersError, NotFoundError, ValidationError } from './errors.ts';
+import { periodOf } from './periods.ts';
+import type { PageRequest, Principal, ThingRecord } from './records.ts';
+import type { Services } from './services.ts';
+import { parseNewThing, parseThingChanges } from './thing-input.ts';
+import { parseAutoSubmit, parseHttpUrl, urlKey } from './urls.ts';
+import { getUser } from './users.ts';
+import type { Executor } from '../db/transaction.ts';
+
+/** At most this many ids in `GET /things/:id,:id`. */
+export const MAX_MULTI_GET = 100;
+
+/** What a token holder sees in addition: `tipped` (this period) and `subscribed`, per thing id. */
+export interface ViewerState {
+  userId: number;
+  tipped: Set<number>;
+  subscribed: Set<number>;
+}
+
+/** Per-viewer state for `things` (two queries), or undefined without a principal. */
+export async function viewerState(s: Services, principal: Principal | undefined, things: ThingRecord[]): Promise<ViewerState | undefined> {
+  if (!principal) return undefined;
+  const ids = [...new Set(things.map((t) => t.id))];
+  const [tipped, subscribed] = await Promise.all([
+    tippedThingIds(s.database.db, principal.userId, ids, periodOf(s.clock.now())),
+    subscribedThingIds(s.database.db, principal.userId, ids),
+  ]);
+  return { userId: principal.userId, tipped, subscribed };
+}
+
+/** `GET /things/:id`. Hidden things are returned too: the id is the capability. @throws NotFoundError */
+export async function getThing(s: Services, id: number): Promise<ThingRecord> {
+  const t = Number.isSafeInteger(id) && id > 0 ? await findThingById(s.database.db, id) : undefined;
+  if (!t) throw new NotFoundError('Thing not found', 'things');
+  return t;
+}
+
+/**
+ * `GET /things/:id,:id`: the things in the order asked (duplicates once).
+ * @throws NotFoundError when any id is unknown, InvalidParametersError beyond MAX_MULTI_GET ids.
+ */
+export async function getThings(s: Services, ids: number[]): Promise<ThingRecord[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length > MAX_MULTI_GET) throw new InvalidParametersError(`At most ${MAX_MULTI_GET} ids`, 'things');
+  if (unique.some((id) => !Number.isSafeInteger(id) || id <= 0)) throw new NotFoundError('Thing(s) could not be found', 'things');
+  const found = await findThingsByIds(s.database.db, unique);
+  const byId = new Map(found.map((t) => [t.id, t]));
+  if (byId.size !== unique.length) throw new NotFoundError('Thing(s) could not be found', 'things');
+  return unique.map((id) => byId.get(id)!);
+}
+
+/**
+ * `GET /things/lookup/?url=`: the thing registered for a URL or for the inner `url` of an
+ * auto-submit URL.
+ * @returns the thing, or undefined when none is registered.
+ * @throws InvalidParametersError (url missing), ValidationError (auto-submit `user_id` differs
+ *   from the registered thing's owner).
+ */
+export async function lookupThing(s: Services, rawUrl: unknown): Promise<ThingRecord | undefined> {
+  if (typeof rawUrl !== 'string' || rawUrl.trim() === '') throw new InvalidParametersError('The url parameter is required', 'things');
+  const auto = parseAutoSubmit(rawUrl, s.siteUrl);
+  const target = parseHttpUrl(auto ? auto.url : rawUrl.trim());
+  if (!target) return undefined;
+  const thing = await findThingByUrlKey(s.database.db, urlKey(target));
+  if (thing && auto?.user_id !== undefined && auto.user_id !== '') {
+    const sameOwner = thing.owner.kind === 'user' && thing.owner.username.toLowerCase() === auto.user_id.toLowerCase();
+    if (!sameOwner) throw new ValidationError('Owner mismatch: the existing thing belongs to another account');
+  }
+  return thing;
+}
+
+/**
+ * Inserts a validated thing for an owner and records the `post` activity, inside `trx`.
+ * @throws ValidationError when the URL is already registered (naming the existing thing).
+ */
+export async function insertNewThing(
+  trx: Executor,
+  s: Services,
+  input: ReturnType<typeof parseNewThing>,
+  ownerUserId: number,
+): Promise<number> {
+  const now = s.clock.now();
+  const existing = await findThingByUrlKey(trx, input.urlKey);
+  if (existing) throw new ValidationError(`Invalid url: already registered as thing ${existing.id}`);
+  let id: number;
+  try {
+    id = await insertThing(trx, input, { userId: ownerUserId }, now);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ValidationError('Invalid url: already registered');
+    throw err;
+  }
+  await insertActivity(trx, { actorUserId: ownerUserId, verb: 'post', thingId: id, thingOwnerUserId: ownerUserId, now });
+  return id;
+}
+
+/**
+ * `POST /things` (scope `thing`): registers a thing owned by the caller.
+ * @param body `{url, title?, description?, category?, language?, tags?, hidden?}`
+ * @returns the new thing's id.
+ * @throws ValidationError
+ */
+export async function createThing(s: Services, principal: Principal, body: Record<string, unknown>): Promise<number> {
+  const input = parseNewThing(body);
+  return inTransaction(s.database, (trx) => insertNewThing(trx, s, input, principal.userId));
+}
+
+async function ownThing(s: Services, principal: Principal, id: number, action: string): Promise<ThingRecord> {
+  const thing = await getThing(s, id);
+  if (thing.owner.kind !== 'user' || thing.owner.userId !== principal.userId) {
+    throw new ForbiddenError(`You are not allowed to ${action} this thing: it is not yours`);
+  }
+  return thing;
+}
+
+/**
+ * `PATCH /things/:id` (scope `thing`, owner only): changes title, description, category,
+ * language, tags, hidden; sets `updated_at`.
+ * @throws NotFoundError, ForbiddenError (not the owner), ValidationError
+ */
+export async function updateThing(s: Services, principal: Principal, id: number, body: Record<string, unknown>): Promise<void> {
+  const thing = await ownThing(s, principal, id, 'update');
+  const changes = parseThingChanges(body, thing.url);
+  await inTransaction(s.database, (trx) => updateThingRow(trx, id, changes, s.clock.now()));
+}
+
+/** `DELETE /things/:id` (scope `thing`, owner only). @throws NotFoundError, ForbiddenError */
+export async function deleteThing(s: Services, principal: Principal, id: number): Promise<void> {
+  await ownThing(s, principal, id, 'delete');
+  await inTransaction(s.database, (trx) => softDeleteThing(trx, id, s.clock.now()));
+}
+
+/**
+ * `GET /users/:username/things`: newest first; hidden things only for their owner.
+ * @throws NotFoundError (user)
+ */
+export async function listUserThings(s: Services, username: string, viewer: Principal | undefined, page: PageRequest): Promise<ThingRecord[]> {
+  const user = await getUser(s, username);
+  return listThingsByOwner(s.database.db, user.id, { ...page, includeHidden: viewer?.userId === user.id });
+}
+
+/** `GET /user/things`: the caller's things, hidden ones included. */
+export async function listOwnThings(s: Services, principal: Principal, page: PageRequest): Promise<ThingRecord[]> {
+  return listThingsByOwner(s.database.db, principal.userId, { ...page, includeHidden: true });
+}
+
+export { findUserByUsername };

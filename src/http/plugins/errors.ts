@@ -1,0 +1,85 @@
+/**
+ * The one error shape (api-v2.md "Errors", DECISIONS.md "Wire format"):
+ * `{error, error_description, error_uri}` with the status of this table, 5xx included.
+ * Unknown routes → 404 `not_found`; unexpected failures → 500 `server_error` without internals
+ * (the request's transaction has already rolled back).
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, InsufficientScopeError, type DocsSection, type ErrorCode } from '../../domain/errors.ts';
+
+export const STATUS: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  invalid_parameters: 400,
+  validation: 400,
+  unauthorized: 401,
+  no_means: 401,
+  rate_limit_exceeded: 403,
+  invalid_scope: 403,
+  insufficient_scope: 403,
+  tip_once: 403,
+  tip_owner: 403,
+  forbidden: 403,
+  thing_owner: 403,
+  subscribed: 403,
+  not_found: 404,
+  not_acceptable: 406,
+  server_error: 500,
+};
+
+export interface ErrorBody {
+  error: ErrorCode;
+  error_description: string;
+  error_uri: string;
+}
+
+/** `error_uri`: the project's own docs page for the resource (served at /docs/api). */
+export function errorUri(publicUrl: string, section: DocsSection): string {
+  return `${publicUrl}/docs/api#${section === 'api' ? 'errors' : section}`;
+}
+
+/** Sends `err` in the error shape with its status (and WWW-Authenticate for token errors, RFC 6750). */
+export function sendDomainError(reply: FastifyReply, publicUrl: string, err: DomainError, status = STATUS[err.code]): FastifyReply {
+  if (err.code === 'unauthorized' && err.section === 'authentication') reply.header('www-authenticate', 'Bearer realm="tipjar"');
+  if (err instanceof InsufficientScopeError) {
+    reply.header('www-authenticate', `Bearer realm="tipjar", error="insufficient_scope", scope="${err.scope}"`);
+  }
+  const body: ErrorBody = { error: err.code, error_description: err.message, error_uri: errorUri(publicUrl, err.section) };
+  return reply.code(status).type('application/json;charset=utf-8').send(body);
+}
+
+/** Maps Fastify's own errors (body parsing, limits, schema validation) to the spec's codes. */
+function fromFastifyError(err: FastifyError): DomainError | undefined {
+  if (err.validation) return new DomainError('invalid_parameters', err.message);
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new DomainError('invalid_request', 'Unsupported Content-Type: send application/json or application/x-www-form-urlencoded');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new DomainError('invalid_request', 'The request body is too large');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new DomainError('invalid_request', 'The request body could not be parsed');
+  }
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    return new DomainError('invalid_request', 'The request body could not be parsed');
+  }
+  return undefined;
+}
+
+export function registerErrorHandling(app: FastifyInstance, publicUrl: string): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof DomainError) return sendDomainError(reply, publicUrl, err);
+    const mapped = fromFastifyError(err);
+    if (mapped) return sendDomainError(reply, publicUrl, mapped, err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : undefined);
+    request.log.error({ err }, 'unexpected failure');
+    return reply
+      .code(500)
+      .type('application/json;charset=utf-8')
+      .send({
+        error: 'server_error',
+        error_description: 'Something went wrong on our side; the request changed nothing. Please try again.',
+        error_uri: errorUri(publicUrl, 'api'),
+      } satisfies ErrorBody);
+  });
+  app.setNotFoundHandler((_request, reply) => sendDomainError(reply, publicUrl, new DomainError('not_found', 'The resource was not found')));
+}

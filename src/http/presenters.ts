@@ -1,0 +1,151 @@
+/**
+ * Presenters: the spec's representations (api-v2.md "Resources and their fields", DECISIONS.md
+ * "Wire format"). Wire names (`tips`, `tipped`, `created_at` in Unix seconds) exist only here.
+ * Key order follows the original API's examples.
+ */
+import type { OwnerRef, ThingRecord, TipRecord, UserRecord } from '../domain/records.ts';
+import type { ViewerState } from '../domain/things.ts';
+
+export interface Urls {
+  /** API root, e.g. `http://localhost:3000/rest/v2` */
+  api: string;
+  /** website origin */
+  site: string;
+}
+
+export type UserSummary = {
+  type: 'user';
+  resource: string;
+  link: string;
+  username: string;
+};
+
+/** User summary: `type`, `resource`, `link`, `username`. */
+export function presentUserSummary(urls: Urls, username: string): UserSummary {
+  const u = encodeURIComponent(username);
+  return { type: 'user', resource: `${urls.api}/users/${u}`, link: `${urls.site}/profile/${u}`, username };
+}
+
+/**
+ * User (full): summary + profile fields (empty strings when unset) + `url`; with `private`
+ * (own user, scope `extendedread`) also `email` and `registered_at`.
+ */
+export function presentUser(urls: Urls, u: UserRecord, extended = false): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    ...presentUserSummary(urls, u.username),
+    firstname: u.firstname,
+    lastname: u.lastname,
+    avatar: u.avatar,
+    about: u.about,
+    city: u.city,
+    country: u.country,
+    url: u.url,
+  };
+  if (extended) {
+    out.email = u.email;
+    out.registered_at = u.registeredAt;
+  }
+  return out;
+}
+
+/**
+ * The owner of a thing. A pending thing (owned by a partner-side identity) has no user yet: its
+ * owner is `{type: "user", resource: "", link: "", username: ""}` plus `identity` (docs/api.md).
+ */
+function presentOwner(urls: Urls, owner: OwnerRef, fullOwners?: Map<number, UserRecord>): Record<string, unknown> {
+  if (owner.kind === 'identity') return { type: 'user', resource: '', link: '', username: '', identity: owner.identity };
+  const full = fullOwners?.get(owner.userId);
+  return full ? presentUser(urls, full) : presentUserSummary(urls, owner.username);
+}
+
+const thingResource = (urls: Urls, id: number) => `${urls.api}/things/${id}`;
+const thingLink = (urls: Urls, id: number) => `${urls.site}/thing/${id}`;
+
+/**
+ * Thing (full representation). Per viewer (DECISIONS.md): with a token `tipped` and `subscribed`;
+ * for the owner also `last_tip_at` and `updated_at` (0 when never).
+ * @param fullOwners with `full`: owner user records by id, rendered as full users.
+ */
+export function presentThing(
+  urls: Urls,
+  t: ThingRecord,
+  viewer?: ViewerState,
+  fullOwners?: Map<number, UserRecord>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    type: 'thing',
+    resource: thingResource(urls, t.id),
+    link: thingLink(urls, t.id),
+    id: t.id,
+    url: t.url,
+    language: t.language,
+    category: t.category,
+    owner: presentOwner(urls, t.owner, fullOwners),
+    hidden: t.hidden,
+    image: t.image,
+    created_at: t.createdAt,
+    tags: t.tags,
+    tips: t.tips,
+    tips_user_count: t.tipsUserCount,
+    description: t.description,
+    title: t.title,
+  };
+  if (viewer) {
+    if (t.owner.kind === 'user' && t.owner.userId === viewer.userId) {
+      out.last_tip_at = t.lastTipAt;
+      out.updated_at = t.updatedAt;
+    }
+    out.tipped = viewer.tipped.has(t.id);
+    out.subscribed = viewer.subscribed.has(t.id);
+  }
+  return out;
+}
+
+/** Thing (confirmation representation), in tip and subscribe responses: 8 fields. */
+export function presentThingConfirmation(urls: Urls, t: ThingRecord): Record<string, unknown> {
+  return {
+    type: 'thing',
+    resource: thingResource(urls, t.id),
+    link: thingLink(urls, t.id),
+    id: t.id,
+    tips: t.tips,
+    url: t.url,
+    title: t.title,
+    image: t.image,
+  };
+}
+
+/** Thing (short representation), inside a Tip: confirmation fields + `owner`. */
+export function presentThingShort(urls: Urls, t: ThingRecord): Record<string, unknown> {
+  return {
+    type: 'thing',
+    resource: thingResource(urls, t.id),
+    link: thingLink(urls, t.id),
+    id: t.id,
+    url: t.url,
+    title: t.title,
+    image: t.image,
+    tips: t.tips,
+    owner: presentOwner(urls, t.owner),
+  };
+}
+
+/**
+ * Tip: `type`, `thing` (short; full thing with `full`), `owner` (the tipper: summary, full user
+ * with `full`), `created_at`.
+ * @param full when given, users by id for full owners (thing owners and tippers).
+ */
+export function presentTip(urls: Urls, tip: TipRecord, full?: Map<number, UserRecord>): Record<string, unknown> {
+  const tipper = full?.get(tip.tipper.id);
+  return {
+    type: 'tip',
+    thing: full ? presentThing(urls, tip.thing, undefined, full) : presentThingShort(urls, tip.thing),
+    owner: tipper ? presentUser(urls, tipper) : presentUserSummary(urls, tip.tipper.username),
+    created_at: tip.createdAt,
+  };
+}
+
+/** The user ids whose full records a `full` rendering of these things/tips needs. */
+export function ownerIds(things: ThingRecord[]): number[] {
+  return things.flatMap((t) => (t.owner.kind === 'user' ? [t.owner.userId] : []));
+}

@@ -1,0 +1,14 @@
+/** The route table of the API under /rest/v2. */
+import type { FastifyInstance } from 'fastify';
+import type { RouteContext } from '../context.ts';
+import { thingRoutes } from './things/index.ts';
+import { tipRoutes } from './tips/index.ts';
+import { userRoutes } from './users/index.ts';
+import { referenceRoutes } from './reference/index.ts';
+
+export function apiRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  thingRoutes(app, ctx);
+  tipRoutes(app, ctx);
+  userRoutes(app, ctx);
+  referenceRoutes(app);
+}

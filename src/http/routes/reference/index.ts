@@ -1,0 +1,10 @@
+/** Reference data (api-v2.md "Reference data and limits"): categories and languages. */
+import type { FastifyInstance } from 'fastify';
+import { CATEGORIES, LANGUAGES } from '../../../domain/reference.ts';
+
+export function referenceRoutes(app: FastifyInstance): void {
+  /** GET /categories — the seven categories `{id, name}` in the spec's order. */
+  app.get('/categories', async () => CATEGORIES);
+  /** GET /languages — the 44 languages `{id, text}`, English first. */
+  app.get('/languages', async () => LANGUAGES);
+}

@@ -1,0 +1,89 @@
+/**
+ * Things endpoints (api-v2.md "Endpoints / Things", DECISIONS.md "Things").
+ */
+import type { FastifyInstance } from 'fastify';
+import { createThing, deleteThing, getThing, getThings, listOwnThings, listUserThings, lookupThing, updateThing } from '../../../domain/things.ts';
+import { InvalidRequestError, NotFoundError } from '../../../domain/errors.ts';
+import { single } from '../../../domain/input.ts';
+import { requireScope, requireToken } from '../../plugins/authenticate.ts';
+import { parseFull, parseId, parsePage, type Query } from '../../params.ts';
+import { bodyOf, methodOverride, presentThingsFor, type RouteContext } from '../../context.ts';
+
+export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  const s = ctx.services;
+  const thingUrl = (id: number) => `${ctx.urls.api}/things/${id}`;
+
+  /** GET /users/:username/things — a user's things, newest first, paged; hidden ones only for the owner. */
+  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/things', async (request) => {
+    const page = parsePage(request.query);
+    const full = parseFull(request.query);
+    const things = await listUserThings(s, request.params.username, request.principal, page);
+    return presentThingsFor(ctx, request, things, full);
+  });
+
+  /** GET /user/things — the caller's things (token, any scope), hidden included. */
+  app.get<{ Querystring: Query }>('/user/things', async (request) => {
+    const principal = requireToken(request);
+    const page = parsePage(request.query);
+    const full = parseFull(request.query);
+    return presentThingsFor(ctx, request, await listOwnThings(s, principal, page), full);
+  });
+
+  /**
+   * GET /things/lookup/?url= — 302 with Location and `{message: "found", location}`, or 404 with
+   * `{message: "not_found", description}` (the spec's own body, not the error shape).
+   */
+  app.get<{ Querystring: Query }>('/things/lookup', async (request, reply) => {
+    const thing = await lookupThing(s, single(request.query.url));
+    if (!thing) return reply.code(404).send({ message: 'not_found', description: 'No thing was found' });
+    const location = thingUrl(thing.id);
+    return reply.code(302).header('location', location).send({ message: 'found', location });
+  });
+
+  /** GET /things/:id and GET /things/:id,:id — one thing, or an array in the order asked. */
+  app.get<{ Params: { ids: string }; Querystring: Query }>('/things/:ids', async (request) => {
+    const full = parseFull(request.query);
+    const raw = request.params.ids;
+    if (raw.includes(',')) {
+      const ids = raw.split(',').filter(Boolean).map((p) => parseId(p) ?? -1);
+      return presentThingsFor(ctx, request, await getThings(s, ids), full);
+    }
+    const thing = await getThing(s, parseId(raw) ?? -1);
+    return (await presentThingsFor(ctx, request, [thing], full))[0];
+  });
+
+  /** POST /things (scope `thing`) — 201 `{id, link, message: "ok", description}`; `link` is the API URL. */
+  app.post('/things', async (request, reply) => {
+    const principal = requireScope(request, 'thing');
+    const id = await createThing(s, principal, bodyOf(request));
+    return reply.code(201).send({ id, link: thingUrl(id), message: 'ok', description: 'Thing was created successfully' });
+  });
+
+  const update = async (request: { params: { ids: string } } & Parameters<typeof requireScope>[0]) => {
+    const principal = requireScope(request, 'thing');
+    const id = parseId(request.params.ids);
+    if (id === undefined) throw new NotFoundError('Thing not found', 'things');
+    await updateThing(s, principal, id, bodyOf(request));
+    return { message: 'ok', description: 'Thing was updated correctly' };
+  };
+
+  /** PATCH /things/:id (scope `thing`, owner only) — 200 `{message: "ok", description}`. */
+  app.patch<{ Params: { ids: string } }>('/things/:ids', (request) => update(request));
+
+  /** POST /things/:id with `_method=patch` (query, form or JSON body) — the PATCH workaround. */
+  app.post<{ Params: { ids: string } }>('/things/:ids', async (request) => {
+    if (methodOverride(request) !== 'patch') {
+      throw new InvalidRequestError('POST on a thing needs _method=patch (the PATCH workaround)', 'things');
+    }
+    return update(request);
+  });
+
+  /** DELETE /things/:id (scope `thing`, owner only) — 204, empty body. */
+  app.delete<{ Params: { ids: string } }>('/things/:ids', async (request, reply) => {
+    const principal = requireScope(request, 'thing');
+    const id = parseId(request.params.ids);
+    if (id === undefined) throw new NotFoundError('Thing not found', 'things');
+    await deleteThing(s, principal, id);
+    return reply.code(204).send();
+  });
+}

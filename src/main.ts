@@ -1,0 +1,36 @@
+/**
+ * Process entry for `npm start` / `tipjar serve`: load config, open and migrate the database,
+ * build the app, listen; on SIGTERM/SIGINT stop accepting, drain in-flight requests, close the
+ * database cleanly.
+ */
+import { loadConfig, type Config } from './config/index.ts';
+import { openDatabase, type Database } from './db/connect.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { buildApp } from './app.ts';
+
+/** Opens the configured database and brings its schema up to date. */
+export async function openConfiguredDatabase(config: Config): Promise<Database> {
+  const database = await openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: config.databasePoolSize });
+  await migrateToLatest(database);
+  return database;
+}
+
+export async function serve(config: Config = loadConfig(process.env)): Promise<void> {
+  const database = await openConfiguredDatabase(config);
+  const app = await buildApp({ config, database });
+  await app.listen({ port: config.port, host: config.host });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  process.stdout.write(`Tipjar listening on http://${config.host}:${port} (API ${config.publicUrl}/rest/v2, database ${database.engine})\n`);
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    process.stdout.write(`${signal}: draining requests and closing\n`);
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
