@@ -15,6 +15,8 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<DB>;
   engine: Engine;
+  /** PostgreSQL schema chosen with `?schema=` (undefined: the server's default search_path) */
+  schema?: string;
   close(): Promise<void>;
 }
 
@@ -91,7 +93,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return { db, engine: 'postgres', close: () => db.destroy() };
+    return { db, engine: 'postgres', schema: schema ?? undefined, close: () => db.destroy() };
   }
   throw new Error(`DATABASE_URL must be sqlite:<path> or postgres://…, got "${url}"`);
 }

@@ -22,7 +22,12 @@ function provider(database: Database): MigrationProvider {
  * @throws Error naming the migration that failed.
  */
 export async function migrateToLatest(database: Database): Promise<string[]> {
-  const migrator = new Migrator({ db: database.db, provider: provider(database) });
+  const migrator = new Migrator({
+    db: database.db,
+    provider: provider(database),
+    // Kysely looks for its own tables by name across schemas; pin them to ours.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
