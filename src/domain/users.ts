@@ -10,7 +10,7 @@ import { DomainError, NotFoundError, ValidationError } from './errors.ts';
 import type { UserRecord } from './records.ts';
 import type { Services } from './services.ts';
 
-export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{1,31}$/;
+export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class UsernameTakenError extends DomainError {
@@ -21,7 +21,7 @@ export class UsernameTakenError extends DomainError {
 
 /**
  * Registers a user.
- * @param input username (2–32 of letters, digits, `_ . -`, starting with a letter or digit),
+ * @param input username (2–32 of letters, digits, `_ -`, starting with a letter or digit),
  *   optional email and password (hashed with scrypt).
  * @throws ValidationError for a bad username or email, UsernameTakenError when taken.
  */
@@ -30,7 +30,7 @@ export async function registerUser(
   input: { username: string; email?: string; password?: string },
 ): Promise<UserRecord> {
   if (!USERNAME_PATTERN.test(input.username)) {
-    throw new ValidationError('Invalid username: 2–32 letters, digits, "_", "." or "-", starting with a letter or digit', 'users');
+    throw new ValidationError('Invalid username: 2–32 letters, digits, "_" or "-", starting with a letter or digit', 'users');
   }
   const email = (input.email ?? '').trim();
   if (email && !EMAIL_PATTERN.test(email)) throw new ValidationError('Invalid email', 'users');
