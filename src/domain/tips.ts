@@ -83,7 +83,7 @@ export async function tipUrl(s: Services, principal: Principal, rawUrl: unknown)
   const input = parseNewThing({ ...auto });
   const owner = await findUserByUsername(s.database.db, auto.user_id);
   if (!owner) throw new NotFoundError(`No user "${auto.user_id}"`, 'tips');
-  return inTransaction(s.database, async (trx) => {
+  const attempt = () => inTransaction(s.database, async (trx) => {
     let thing = await findThingByUrlKey(trx, input.urlKey);
     if (thing && (thing.owner.kind !== 'user' || thing.owner.userId !== owner.id)) {
       throw new ValidationError('Owner mismatch: the existing thing belongs to another account', 'tips');
@@ -95,6 +95,14 @@ export async function tipUrl(s: Services, principal: Principal, rawUrl: unknown)
     }
     return tipInTransaction(trx, s, thing, { tipperId: principal.userId, clientId: principal.clientId, source: 'api' });
   });
+  try {
+    return await attempt();
+  } catch (err) {
+    // Concurrent first tips (PostgreSQL): another request registered the URL between our look-up
+    // and our insert (unique url_key → ValidationError). Once more: the thing now exists, tip it.
+    if (err instanceof ValidationError && (await findThingByUrlKey(s.database.db, input.urlKey))) return attempt();
+    throw err;
+  }
 }
 
 /** `GET /users/:username/tips`: [] when the user hides their tips. @throws NotFoundError */
