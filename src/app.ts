@@ -9,11 +9,14 @@ import type { Config } from './config/index.ts';
 import type { Database } from './db/connect.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import type { Services } from './domain/services.ts';
-import { registerErrorHandling } from './http/plugins/errors.ts';
+import { registerErrorHandling, sendDomainError } from './http/plugins/errors.ts';
+import { DomainError } from './domain/errors.ts';
 import { registerAuthentication } from './http/plugins/authenticate.ts';
 import { registerBodyParsers } from './http/plugins/body.ts';
 import { apiRoutes } from './http/routes/index.ts';
 import type { RouteContext } from './http/context.ts';
+import cors from '@fastify/cors';
+import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
 
 export interface AppDeps {
   config: Config;
@@ -30,6 +33,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: { level: config.logLevel },
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     bodyLimit: 1024 * 1024,
+    rewriteUrl: rewriteFormatSuffix(API_PREFIX),
+    // A path that does not decode (e.g. `%FF`): the error shape, not Fastify's own body.
+    frameworkErrors: (_err, _request, reply) =>
+      sendDomainError(reply, config.publicUrl, new DomainError('invalid_request', 'The request path is not a valid URL')),
     disableRequestLogging: config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace',
   });
   const services: Services = { database, clock: deps.clock ?? systemClock, siteUrl: config.siteUrl };
@@ -37,6 +44,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerErrorHandling(app, config.publicUrl);
   await registerBodyParsers(app);
+  // CORS on every response, preflight included (DECISIONS.md): any origin, no credentials.
+  await app.register(cors, {
+    origin: '*',
+    credentials: false,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept'],
+    exposedHeaders: ['Location', 'Retry-After', 'WWW-Authenticate', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Current', 'X-RateLimit-Reset'],
+    maxAge: 86400,
+    strictPreflight: false,
+  });
   // The spec's content type exactly: `application/json;charset=utf-8` (no space).
   app.addHook('onSend', async (_request, reply, payload) => {
     const type = reply.getHeader('content-type');
@@ -63,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
+      registerFormats(api);
       registerAuthentication(api, services);
       apiRoutes(api, ctx);
     },

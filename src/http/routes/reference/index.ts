@@ -4,7 +4,7 @@ import { CATEGORIES, LANGUAGES } from '../../../domain/reference.ts';
 
 export function referenceRoutes(app: FastifyInstance): void {
   /** GET /categories — the seven categories `{id, name}` in the spec's order. */
-  app.get('/categories', async () => CATEGORIES);
+  app.get('/categories', { config: { xmlRoot: 'categories' } }, async () => CATEGORIES);
   /** GET /languages — the 44 languages `{id, text}`, English first. */
-  app.get('/languages', async () => LANGUAGES);
+  app.get('/languages', { config: { xmlRoot: 'languages' } }, async () => LANGUAGES);
 }

@@ -14,7 +14,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const thingUrl = (id: number) => `${ctx.urls.api}/things/${id}`;
 
   /** GET /users/:username/things — a user's things, newest first, paged; hidden ones only for the owner. */
-  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/things', async (request) => {
+  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/things', { config: { xmlRoot: 'things' } }, async (request) => {
     const page = parsePage(request.query);
     const full = parseFull(request.query);
     const things = await listUserThings(s, request.params.username, request.principal, page);
@@ -22,7 +22,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /** GET /user/things — the caller's things (token, any scope), hidden included. */
-  app.get<{ Querystring: Query }>('/user/things', async (request) => {
+  app.get<{ Querystring: Query }>('/user/things', { config: { xmlRoot: 'things' } }, async (request) => {
     const principal = requireToken(request);
     const page = parsePage(request.query);
     const full = parseFull(request.query);
@@ -41,7 +41,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /** GET /things/:id and GET /things/:id,:id — one thing, or an array in the order asked. */
-  app.get<{ Params: { ids: string }; Querystring: Query }>('/things/:ids', async (request) => {
+  app.get<{ Params: { ids: string }; Querystring: Query }>('/things/:ids', { config: { xmlRoot: 'things' } }, async (request) => {
     const full = parseFull(request.query);
     const raw = request.params.ids;
     if (raw.includes(',')) {

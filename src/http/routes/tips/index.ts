@@ -26,14 +26,14 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /** GET /users/:username/tips — newest first, paged; 200 [] when the user hides their tips. */
-  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/tips', async (request) => {
+  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/tips', { config: { xmlRoot: 'tips' } }, async (request) => {
     const page = parsePage(request.query);
     parseFull(request.query);
     return presentTips(request, await listUserTips(s, request.params.username, request.principal, page));
   });
 
   /** GET /user/tips — the caller's tips (token, any scope). */
-  app.get<{ Querystring: Query }>('/user/tips', async (request) => {
+  app.get<{ Querystring: Query }>('/user/tips', { config: { xmlRoot: 'tips' } }, async (request) => {
     const principal = requireToken(request);
     const page = parsePage(request.query);
     parseFull(request.query);
@@ -41,7 +41,7 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /** GET /things/:id/tips — who tipped a thing (token required, any scope). */
-  app.get<{ Params: { id: string }; Querystring: Query }>('/things/:id/tips', async (request) => {
+  app.get<{ Params: { id: string }; Querystring: Query }>('/things/:id/tips', { config: { xmlRoot: 'tips' } }, async (request) => {
     const principal = requireToken(request);
     const page = parsePage(request.query);
     parseFull(request.query);

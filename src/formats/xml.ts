@@ -1,0 +1,58 @@
+/**
+ * The XML rendering of every JSON representation (DECISIONS.md "Formats and protocol"): a root
+ * element named for the resource (`<thing>`, `<things>` with `<thing>` children,
+ * `<categories>`/`<category>`, `<error>`), one child element per field, arrays as repeated singular
+ * elements (`<tags><tag>…</tag></tags>`), booleans `true|false`, empty elements for empty strings.
+ * Built with fast-xml-parser's XMLBuilder (see docs/adr/0004). Documented in docs/api.md.
+ */
+import { XMLBuilder } from 'fast-xml-parser';
+
+const builder = new XMLBuilder({ format: false, suppressEmptyNode: false, processEntities: true, suppressBooleanAttributes: false });
+
+/** Characters XML 1.0 cannot carry (C0 controls but tab/LF/CR, U+FFFE/U+FFFF, lone surrogates). */
+const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+const IRREGULAR: Record<string, string> = { categories: 'category', activities: 'activity', things: 'thing', items: 'item', tips: 'tip', tags: 'tag', languages: 'language', subscriptions: 'subscription', users: 'user' };
+
+/** The element name of one member of an array named `plural`. */
+export function singular(plural: string): string {
+  if (IRREGULAR[plural]) return IRREGULAR[plural];
+  if (plural.endsWith('ies')) return `${plural.slice(0, -3)}y`;
+  if (plural.endsWith('s')) return plural.slice(0, -1);
+  return 'item';
+}
+
+function node(value: unknown, name: string): unknown {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return value.replace(INVALID_XML, '');
+  if (Array.isArray(value)) {
+    const child = singular(name);
+    return { [child]: value.map((v) => node(v, child)) };
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    // Arrays become a wrapper element holding repeated singular elements.
+    out[k] = node(v, k);
+  }
+  return out;
+}
+
+/** The root element name for a JSON body: its `type`, `error`, or the route's name. */
+export function rootName(body: unknown, routeRoot: string | undefined): string {
+  if (Array.isArray(body)) return routeRoot ?? 'items';
+  if (body && typeof body === 'object') {
+    const o = body as Record<string, unknown>;
+    if (typeof o.error === 'string' && 'error_description' in o) return 'error';
+    if (typeof o.type === 'string' && /^[a-z_]+$/.test(o.type)) return o.type;
+  }
+  return routeRoot ?? 'result';
+}
+
+/** Renders a JSON value as an XML document. */
+export function toXml(body: unknown, routeRoot?: string): string {
+  const root = rootName(body, routeRoot);
+  const tree = { [root]: node(body, root) };
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${builder.build(tree) as string}`;
+}

@@ -1,0 +1,88 @@
+/**
+ * Formats on every API route (api-v2.md conventions 2–4, DECISIONS.md "Formats and protocol"):
+ * suffix/Accept negotiation (406 `not_acceptable`, always as JSON), the XML rendering of JSON
+ * bodies, and JSONP (`?jsonp=callback` → `application/javascript`, `/**\/cb(<json>);`, real status
+ * kept, `X-Content-Type-Options: nosniff`; a callback not matching the safe pattern → 400
+ * `invalid_parameters`). Routes declare `config.formats` (default JSON and XML) and, for arrays,
+ * `config.xmlRoot`. Feed formats (`as`, `atom`) are rendered by the route itself.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DomainError, InvalidParametersError } from '../../domain/errors.ts';
+import { CONTENT_TYPE, negotiate, RESOURCE_FORMATS, splitSuffix, type Format } from '../../formats/negotiation.ts';
+import { toXml } from '../../formats/xml.ts';
+import { single } from '../../domain/input.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** formats this route answers in, default first (default: json, xml) */
+    formats?: readonly Format[];
+    /** XML root element for array bodies, e.g. `things` */
+    xmlRoot?: string;
+  }
+  interface FastifyRequest {
+    /** the negotiated response format */
+    format: Format;
+    /** the JSONP callback, when `jsonp` was given */
+    jsonp: string | undefined;
+  }
+}
+
+const suffixes = new WeakMap<object, string>();
+const JSONP_CALLBACK = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+
+/**
+ * Fastify `rewriteUrl`: strips a format suffix from API paths before routing and remembers it.
+ */
+export function rewriteFormatSuffix(prefix: string) {
+  return (req: { url?: string }): string => {
+    const url = req.url ?? '/';
+    if (!url.startsWith(prefix)) return url;
+    const { url: stripped, suffix } = splitSuffix(url);
+    if (suffix !== undefined) suffixes.set(req, suffix);
+    return stripped;
+  };
+}
+
+/** The JSON-compatible content types that JSONP may wrap. */
+const isJsonType = (t: string) => t.startsWith('application/json') || t.startsWith('application/stream+json');
+
+export function registerFormats(app: FastifyInstance): void {
+  app.decorateRequest('format', 'json');
+  app.decorateRequest('jsonp', undefined);
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const callback = single((request.query as Record<string, unknown>).jsonp);
+    if (callback !== undefined) {
+      if (typeof callback !== 'string' || callback.length > 128 || !JSONP_CALLBACK.test(callback)) {
+        throw new InvalidParametersError('jsonp must be a JavaScript identifier path such as "handle" or "app.cb"');
+      }
+      request.jsonp = callback;
+    }
+    if (request.is404) return;
+    const available = request.routeOptions.config.formats ?? RESOURCE_FORMATS;
+    const chosen = negotiate(available, suffixes.get(request.raw), request.headers.accept);
+    if (!chosen) {
+      throw new DomainError('not_acceptable', `Unknown response format; this resource is available as ${available.join(', ')}`);
+    }
+    request.format = chosen.format;
+    if (chosen.textXml) (request as FastifyRequest & { textXml?: boolean }).textXml = true;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (typeof payload !== 'string' || !type) return payload;
+    // 406 and other errors raised before negotiation stay JSON.
+    if (request.format === 'xml' && type.startsWith('application/json') && reply.statusCode !== 406) {
+      const textXml = (request as FastifyRequest & { textXml?: boolean }).textXml;
+      reply.header('content-type', textXml ? 'text/xml;charset=utf-8' : CONTENT_TYPE.xml);
+      return toXml(JSON.parse(payload), request.routeOptions.config.xmlRoot);
+    }
+    if (request.jsonp !== undefined && isJsonType(type)) {
+      reply.header('content-type', 'application/javascript;charset=utf-8');
+      reply.header('x-content-type-options', 'nosniff');
+      // U+2028/2029 are valid in JSON but not in older JavaScript string literals.
+      return `/**/${request.jsonp}(${payload.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')});`;
+    }
+    return payload;
+  });
+}
