@@ -25,6 +25,8 @@ export function toUserRecord(r: Selectable<UsersTable>): UserRecord {
 
 /** Finds a user by username, case-insensitively; undefined when there is none. */
 export async function findUserByUsername(ex: Executor, username: string): Promise<UserRecord | undefined> {
+  // No username holds NUL, and PostgreSQL refuses it in a text parameter (a 500 otherwise).
+  if (username.includes('\u0000')) return undefined;
   const r = await ex.selectFrom('users').selectAll().where('username_key', '=', username.toLowerCase()).executeTakeFirst();
   return r && toUserRecord(r);
 }

@@ -13,5 +13,7 @@ export async function registerBodyParsers(app: FastifyInstance): Promise<void> {
     if (typeof body === 'string' && body.trim() === '') return done(null, {});
     return parseJson(request, body as string, done);
   });
+  // Fastify parses text/plain by default; the API takes JSON and form bodies only (spec conventions 5).
+  app.removeContentTypeParser('text/plain');
   await app.register(formbody);
 }

@@ -1,0 +1,173 @@
+/**
+ * Users endpoints (api-v2.md "User", "Endpoints / Users"; DECISIONS.md "Wire format"), on every engine.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LightMyRequestResponse } from 'fastify';
+import { ENGINES } from '../helpers/db.ts';
+import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
+import { buildUser, tokenWith, uniqueName, type TestUser } from '../helpers/factories.ts';
+
+const START = 1_710_000_000;
+const USER_KEYS = ['about', 'avatar', 'city', 'country', 'firstname', 'lastname', 'link', 'resource', 'type', 'url', 'username'];
+const EXTENDED_KEYS = [...USER_KEYS, 'email', 'registered_at'].sort();
+const ERROR_KEYS = ['error', 'error_description', 'error_uri'];
+const keys = (o: object) => Object.keys(o).sort();
+
+function expectError(res: LightMyRequestResponse, status: number, code: string) {
+  expect(res.statusCode, res.body).toBe(status);
+  const body = json(res);
+  expect(keys(body)).toEqual(ERROR_KEYS);
+  expect(body.error).toBe(code);
+  expect(typeof body.error_description).toBe('string');
+  expect(body.error_uri).toMatch(/^http:\/\/tipjar\.test\/docs\/api#/);
+  return body;
+}
+
+describe.each(ENGINES)('users on %s', (engine) => {
+  let t: TestApp;
+  const clock = fixedClock(START);
+  let plain: TestUser;
+  let profiled: TestUser;
+
+  beforeAll(async () => {
+    t = await buildTestApp(engine, { clock });
+    clock.set(START + 11);
+    plain = await buildUser(t.services, { username: uniqueName('Plain') });
+    clock.set(START + 22);
+    profiled = await buildUser(t.services, { username: uniqueName('Ada'), email: 'ada@example.org' });
+    await t.db.database.db
+      .updateTable('users')
+      .set({
+        firstname: 'Ada',
+        lastname: 'Lovelace',
+        avatar: 'https://img.example.org/ada.png',
+        about: 'Analytical <b>engines</b>',
+        city: 'London',
+        country: 'GB',
+        url: 'https://ada.example.org/',
+      })
+      .where('id', '=', profiled.user.id)
+      .execute();
+  });
+  afterAll(async () => t.close());
+
+  const get = (url: string, token?: string) => t.app.inject({ method: 'GET', url: `${API}${url}`, headers: token ? bearer(token) : {} });
+
+  describe('GET /users/:username', () => {
+    it('exactly the public User fields, all strings, empty when unset', async () => {
+      const res = await get(`/users/${plain.user.username}`);
+      expect(res.statusCode).toBe(200);
+      const u = json(res);
+      expect(keys(u)).toEqual(USER_KEYS);
+      for (const k of USER_KEYS) expect(typeof u[k], k).toBe('string');
+      expect(u).toEqual({
+        type: 'user',
+        resource: `${PUBLIC_URL}${API}/users/${plain.user.username}`,
+        link: `${PUBLIC_URL}/profile/${plain.user.username}`,
+        username: plain.user.username,
+        firstname: '',
+        lastname: '',
+        avatar: '',
+        about: '',
+        city: '',
+        country: '',
+        url: '',
+      });
+    });
+
+    it('profile fields are returned as stored', async () => {
+      const u = json(await get(`/users/${profiled.user.username}`));
+      expect(keys(u)).toEqual(USER_KEYS);
+      expect(u).toMatchObject({
+        username: profiled.user.username,
+        firstname: 'Ada',
+        lastname: 'Lovelace',
+        avatar: 'https://img.example.org/ada.png',
+        about: 'Analytical <b>engines</b>',
+        city: 'London',
+        country: 'GB',
+        url: 'https://ada.example.org/',
+      });
+    });
+
+    it('never carries email or registered_at, even for the user itself with extendedread', async () => {
+      const u = json(await get(`/users/${profiled.user.username}`));
+      expect(u).not.toHaveProperty('email');
+      expect(u).not.toHaveProperty('registered_at');
+      expect(JSON.stringify(u)).not.toContain('ada@example.org');
+    });
+
+    it('looks the username up case-insensitively and answers with the registered spelling', async () => {
+      const name = profiled.user.username;
+      for (const asked of [name.toUpperCase(), name.toLowerCase()]) {
+        const res = await get(`/users/${asked}`);
+        expect(res.statusCode).toBe(200);
+        const u = json(res);
+        expect(u.username).toBe(name);
+        expect(u.resource).toBe(`${PUBLIC_URL}${API}/users/${name}`);
+      }
+    });
+
+    it('an unknown user → 404 not_found in the error shape', async () => {
+      expectError(await get(`/users/${uniqueName('ghost')}`), 404, 'not_found');
+    });
+
+    it('a username no user can have (NUL, too long) → 404 not_found, never a server error', async () => {
+      expectError(await get('/users/a%00b'), 404, 'not_found');
+      expectError(await get(`/users/${'x'.repeat(300)}`), 404, 'not_found');
+    });
+
+    it('tolerates a trailing slash', async () => {
+      const res = await get(`/users/${plain.user.username}/`);
+      expect(res.statusCode).toBe(200);
+      expect(json(res).username).toBe(plain.user.username);
+    });
+  });
+
+  describe('GET /user', () => {
+    it('without a token → 401 unauthorized with WWW-Authenticate', async () => {
+      const res = await get('/user');
+      expectError(res, 401, 'unauthorized');
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer\b/);
+    });
+
+    it('with an invalid token → 401 unauthorized', async () => {
+      expectError(await get('/user', 'not-a-real-token'), 401, 'unauthorized');
+    });
+
+    it.each([['tip'], ['thing'], ['tip thing']])('with scope "%s" (no extendedread): the public fields only', async (scopes) => {
+      const token = await tokenWith(t.services, profiled.user.username, scopes);
+      const res = await get('/user', token);
+      expect(res.statusCode).toBe(200);
+      const u = json(res);
+      expect(keys(u)).toEqual(USER_KEYS);
+      expect(u).toMatchObject({ type: 'user', username: profiled.user.username, firstname: 'Ada', city: 'London' });
+    });
+
+    it('with scope extendedread: also email and registered_at (an integer, Unix seconds)', async () => {
+      const token = await tokenWith(t.services, profiled.user.username, 'extendedread');
+      const res = await get('/user', token);
+      expect(res.statusCode).toBe(200);
+      const u = json(res);
+      expect(keys(u)).toEqual(EXTENDED_KEYS);
+      expect(u.email).toBe('ada@example.org');
+      expect(Number.isInteger(u.registered_at)).toBe(true);
+      expect(u.registered_at).toBe(START + 22);
+      expect(u).toMatchObject({
+        type: 'user',
+        resource: `${PUBLIC_URL}${API}/users/${profiled.user.username}`,
+        link: `${PUBLIC_URL}/profile/${profiled.user.username}`,
+        username: profiled.user.username,
+        lastname: 'Lovelace',
+      });
+    });
+
+    it('answers for the token\'s own user', async () => {
+      const u = json(await get('/user', plain.token));
+      expect(keys(u)).toEqual(EXTENDED_KEYS);
+      expect(u.username).toBe(plain.user.username);
+      expect(u.email).toBe(`${plain.user.username}@example.com`);
+      expect(u.registered_at).toBe(START + 11);
+    });
+  });
+});
