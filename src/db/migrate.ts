@@ -5,12 +5,14 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './connect.ts';
 import { makeInitial } from './migrations/0001_initial.ts';
+import { makeMoney } from './migrations/0004_money.ts';
 
 function provider(database: Database): MigrationProvider {
   return {
     async getMigrations(): Promise<Record<string, Migration>> {
       return {
         '0001_initial': makeInitial(database.engine),
+        '0004_money': makeMoney(database.engine),
       };
     },
   };

@@ -156,6 +156,8 @@ export interface LedgerEntriesTable {
   /** positive = credit to the account, negative = debit; the entries of a transaction sum to 0 */
   amount_cents: number;
   created_at: number;
+  /** settlement shares: the tip this entry pays for (migration 0004_money); null otherwise */
+  tip_id: number | null;
 }
 
 export interface PeriodsTable {
@@ -166,6 +168,19 @@ export interface PeriodsTable {
   settled_at: number | null;
   locked_by: string | null;
   locked_until: number | null;
+  /** when the period's subscriptions were renewed by the scheduler (0004_money) */
+  renewed_at: number | null;
+}
+
+/** Outcome of one subscription's renewal tip in one period (0004_money). */
+export interface SubscriptionRenewalsTable {
+  period: string;
+  user_id: number;
+  thing_id: number;
+  /** 'tipped' | 'no_means' | 'tip_once' | 'tip_owner' | 'deleted' */
+  outcome: string;
+  tip_id: number | null;
+  created_at: number;
 }
 
 export interface ActivitiesTable {
@@ -243,6 +258,7 @@ export interface DB {
   ledger_transactions: LedgerTransactionsTable;
   ledger_entries: LedgerEntriesTable;
   periods: PeriodsTable;
+  subscription_renewals: SubscriptionRenewalsTable;
   activities: ActivitiesTable;
   partners: PartnersTable;
   identities: IdentitiesTable;

@@ -33,13 +33,15 @@ export async function ensureAccount(ex: Executor, a: AccountRef, now: number): P
 
 /**
  * Posts one balanced transaction. Idempotent by `reference`: a second post with the same reference
- * changes nothing and returns false.
+ * changes nothing and returns false. Entries may name the tip they pay for (`tipId`, settlement
+ * shares). Amounts are cents: positive credits the account, negative debits it; zero is allowed
+ * (a settlement share of 0 still records that the tip was settled).
  * @throws Error when the entries do not sum to zero.
  */
 export async function postTransaction(
   ex: Executor,
   tx: { kind: string; reference: string; period?: string | null; description?: string; now: number },
-  entries: { account: AccountRef; amountCents: number }[],
+  entries: { account: AccountRef; amountCents: number; tipId?: number }[],
 ): Promise<boolean> {
   const sum = entries.reduce((s, e) => s + e.amountCents, 0);
   if (sum !== 0 || entries.some((e) => !Number.isSafeInteger(e.amountCents))) {
@@ -56,7 +58,7 @@ export async function postTransaction(
     const accountId = await ensureAccount(ex, e.account, tx.now);
     await ex
       .insertInto('ledger_entries')
-      .values({ transaction_id: inserted.id, account_id: accountId, amount_cents: e.amountCents, created_at: tx.now })
+      .values({ transaction_id: inserted.id, account_id: accountId, amount_cents: e.amountCents, created_at: tx.now, tip_id: e.tipId ?? null })
       .execute();
     await ex
       .updateTable('ledger_accounts')
@@ -72,4 +74,38 @@ export async function postTransaction(
     }
   }
   return true;
+}
+
+/** True when a transaction with this idempotency `reference` has been posted. */
+export async function hasTransaction(ex: Executor, reference: string): Promise<boolean> {
+  const r = await ex.selectFrom('ledger_transactions').select('id').where('reference', '=', reference).executeTakeFirst();
+  return r !== undefined;
+}
+
+/** An account's balance in cents (0 when the account was never used). */
+export async function accountBalance(ex: Executor, a: AccountRef): Promise<number> {
+  const r = await ex.selectFrom('ledger_accounts').select('balance_cents').where('account_key', '=', accountKey(a)).executeTakeFirst();
+  return r?.balance_cents ?? 0;
+}
+
+/**
+ * Earnings of a user per period: the settlement shares credited to `earnings:user:<id>`, grouped
+ * by the period of their transaction (null for transactions without a period, e.g. claims of held
+ * shares), oldest first. `tips` counts the tips paid for.
+ */
+export async function earningsByPeriod(ex: Executor, userId: number): Promise<{ period: string | null; cents: number; tips: number }[]> {
+  const rows = await ex
+    .selectFrom('ledger_entries as e')
+    .innerJoin('ledger_accounts as a', 'a.id', 'e.account_id')
+    .innerJoin('ledger_transactions as t', 't.id', 'e.transaction_id')
+    .where('a.account_key', '=', accountKey({ kind: 'earnings', userId }))
+    .select((eb) => [
+      't.period as period',
+      eb.fn.sum<number | string>('e.amount_cents').as('cents'),
+      eb.fn.count<number | string>('e.tip_id').as('tips'),
+    ])
+    .groupBy('t.period')
+    .orderBy('t.period')
+    .execute();
+  return rows.map((r) => ({ period: r.period, cents: Number(r.cents), tips: Number(r.tips) }));
 }

@@ -1,0 +1,100 @@
+/**
+ * A user's money as the website shows it (issue 4 item 5; the pages are the website's): the
+ * monthly budget setting, a summary of balance, budget, this period's tips and earnings per period.
+ */
+import { earningsByPeriod } from '../../db/repositories/ledger.ts';
+import { findUserById } from '../../db/repositories/users.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { periodOf } from '../periods.ts';
+import type { Services } from '../services.ts';
+import { hasMeans } from '../users.ts';
+
+/** The highest monthly budget a user may set: 1,000,000 cents (10,000.00 in the currency). */
+export const MAX_BUDGET_CENTS = 1_000_000;
+
+/**
+ * Sets a user's monthly budget. The budget may exceed the balance (the user then has no means
+ * until funded). A changed budget applies to the settlement of the current period too.
+ * @param cents whole cents, 0 ≤ cents ≤ MAX_BUDGET_CENTS (numbers or digit strings).
+ * @returns the new budget in cents.
+ * @throws ValidationError for anything else, NotFoundError for an unknown user.
+ */
+export async function setMonthlyBudget(s: Services, userId: number, cents: unknown): Promise<number> {
+  const value = typeof cents === 'string' && /^\s*\d{1,15}\s*$/.test(cents) ? Number(cents) : cents;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_BUDGET_CENTS) {
+    throw new ValidationError(`The monthly budget must be a whole number of cents from 0 to ${MAX_BUDGET_CENTS}`, 'users');
+  }
+  const r = await s.database.db
+    .updateTable('users')
+    .set({ budget_cents: value, updated_at: s.clock.now() })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) === 0) throw new NotFoundError('User not found', 'users');
+  return value;
+}
+
+export interface EarningsInPeriod {
+  /** 'YYYY-MM', or null for credits without a period (e.g. claimed held shares) */
+  period: string | null;
+  /** cents credited to the user's earnings */
+  cents: number;
+  /** tips paid for */
+  tips: number;
+}
+
+export interface MoneySummary {
+  balanceCents: number;
+  budgetCents: number;
+  /** DECISIONS.md "Money": budget > 0 and balance ≥ budget */
+  hasMeans: boolean;
+  /** the current period, 'YYYY-MM' (by the injected clock) */
+  period: string;
+  /** tips the user gave in the current period */
+  periodTipCount: number;
+  /** settled earnings per period, oldest first (periods without a period last) */
+  earningsByPeriod: EarningsInPeriod[];
+  /** things whose subscription renewal was skipped this period because the user lacked means */
+  renewalsSkippedForMeans: number[];
+}
+
+/** Earnings of a user per period, oldest first, credits without a period last. */
+export async function getEarningsByPeriod(s: Services, userId: number): Promise<EarningsInPeriod[]> {
+  const rows = await earningsByPeriod(s.database.db, userId);
+  return rows.sort((a, b) => (a.period === b.period ? 0 : a.period === null ? 1 : b.period === null ? -1 : a.period < b.period ? -1 : 1));
+}
+
+/**
+ * What the website's settings and earnings pages show for a user.
+ * @throws NotFoundError for an unknown user.
+ */
+export async function getMoneySummary(s: Services, userId: number): Promise<MoneySummary> {
+  const user = await findUserById(s.database.db, userId);
+  if (!user) throw new NotFoundError('User not found', 'users');
+  const period = periodOf(s.clock.now());
+  const [count, earnings, skipped] = await Promise.all([
+    s.database.db
+      .selectFrom('tips')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('tipper_id', '=', userId)
+      .where('period', '=', period)
+      .executeTakeFirstOrThrow(),
+    getEarningsByPeriod(s, userId),
+    s.database.db
+      .selectFrom('subscription_renewals')
+      .select('thing_id')
+      .where('user_id', '=', userId)
+      .where('period', '=', period)
+      .where('outcome', '=', 'no_means')
+      .orderBy('thing_id')
+      .execute(),
+  ]);
+  return {
+    balanceCents: user.balanceCents,
+    budgetCents: user.budgetCents,
+    hasMeans: hasMeans(user),
+    period,
+    periodTipCount: Number(count.n),
+    earningsByPeriod: earnings,
+    renewalsSkippedForMeans: skipped.map((r) => r.thing_id),
+  };
+}

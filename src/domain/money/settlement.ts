@@ -1,0 +1,284 @@
+/**
+ * Settlement of a period (DECISIONS.md "Money", issue 4): at the close of a calendar month every
+ * tipper's monthly budget (or balance, if lower) is split evenly over that tipper's tips of the
+ * period, to the cent, and credited to the things' owners — `earnings:user:<id>` for registered
+ * owners, `held:<identity>` for pending things — as ledger transactions.
+ *
+ * Safety, by construction:
+ * - one ledger transaction per tipper, posted in one database transaction with the reference
+ *   `settle:<period>:<userId>`: a tipper is settled completely or not at all, never twice, so a
+ *   re-run changes nothing and a crash at any point leaves a state a re-run completes;
+ * - the period is claimed with one atomic `UPDATE periods … WHERE status <> 'settled' AND (no live
+ *   claim)`, renewed in every tipper's transaction: of two concurrent runs only one does the work;
+ *   a claim left by a crashed run expires after SETTLEMENT_CLAIM_SECONDS;
+ * - tips on deleted things count (tips are never deleted; the thing's owner is still known).
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { inTransaction, type Executor } from '../../db/transaction.ts';
+import { hasTransaction, postTransaction, type AccountRef } from '../../db/repositories/ledger.ts';
+import { findMeans } from '../../db/repositories/users.ts';
+import { InvalidParametersError, PeriodNotEndedError } from '../errors.ts';
+import { periodBounds, periodOf } from '../periods.ts';
+import type { Services } from '../services.ts';
+
+/** How long a settlement claim lasts without renewal (seconds); each settled tipper renews it. */
+export const SETTLEMENT_CLAIM_SECONDS = 300;
+
+const PERIOD_PATTERN = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** True for a well-formed period 'YYYY-MM' (month 01–12). */
+export function isPeriod(value: string): boolean {
+  return PERIOD_PATTERN.test(value);
+}
+
+/** The period before `period`, e.g. '2026-01' → '2025-12'. */
+export function previousPeriod(period: string): string {
+  return periodOf(periodBounds(period).start - 1);
+}
+
+/** The last period that has ended at Unix time `now`: the month before the current one. */
+export function lastClosedPeriod(now: number): string {
+  return previousPeriod(periodOf(now));
+}
+
+/** The idempotency reference of a tipper's settlement transaction. */
+export function settlementReference(period: string, userId: number): string {
+  return `settle:${period}:${userId}`;
+}
+
+/**
+ * Splits `totalCents` over `n` shares as evenly as possible: every share is ⌊total/n⌋ or one cent
+ * more, the extra cents going to the first shares, so the shares sum to `totalCents` exactly.
+ * @param totalCents whole cents ≥ 0; n ≥ 0 (n = 0 gives [] and is only valid with total 0).
+ * @throws Error on a negative or fractional total, or a positive total over no shares.
+ */
+export function splitEvenly(totalCents: number, n: number): number[] {
+  if (!Number.isSafeInteger(totalCents) || totalCents < 0) throw new Error(`cannot split ${totalCents} cents`);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`cannot split into ${n} shares`);
+  if (n === 0) {
+    if (totalCents !== 0) throw new Error(`cannot split ${totalCents} cents over no shares`);
+    return [];
+  }
+  const base = Math.floor(totalCents / n);
+  const extra = totalCents - base * n;
+  return Array.from({ length: n }, (_, i) => base + (i < extra ? 1 : 0));
+}
+
+/**
+ * What a tipper pays for a period: the monthly budget, or the balance if lower, never below 0.
+ * Both are read when the tipper is settled (a budget changed during the month applies).
+ */
+export function settlementAmount(m: { balanceCents: number; budgetCents: number }): number {
+  return Math.max(0, Math.min(m.budgetCents, m.balanceCents));
+}
+
+export interface SettlementReport {
+  period: string;
+  /** settled: this run finished the period (or found it finished: `alreadySettled`);
+   *  busy: another run holds a live claim on the period and does the work. */
+  status: 'settled' | 'busy';
+  alreadySettled: boolean;
+  /** tippers settled by this run */
+  tippersSettled: number;
+  /** tippers found already settled by an earlier (interrupted or concurrent) run */
+  tippersSkipped: number;
+  /** cents moved by this run */
+  centsMoved: number;
+  /** with status busy: who holds the claim and until when (Unix seconds) */
+  claimedBy?: string;
+  claimedUntil?: number;
+}
+
+export interface SettleOptions {
+  /** 'YYYY-MM'; default the last closed period */
+  period?: string;
+  /** identifies this run in `periods.locked_by` (default host:pid:random) */
+  worker?: string;
+  /** called after each tipper's transaction has committed, with the count so far (tests, progress) */
+  onTipperSettled?: (settledSoFar: number) => void | Promise<void>;
+}
+
+/** A fresh worker id: host, process id and a random suffix. */
+export function workerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+class ClaimLostError extends Error {
+  constructor(period: string) {
+    super(`settlement claim on ${period} was lost to another run`);
+  }
+}
+
+interface TipToSettle {
+  id: number;
+  ownerUserId: number | null;
+  ownerIdentity: string | null;
+}
+
+/** The tips of a tipper in a period in settlement order (time, then id), deleted things included. */
+async function tipsToSettle(ex: Executor, tipperId: number, period: string): Promise<TipToSettle[]> {
+  const rows = await ex
+    .selectFrom('tips')
+    .innerJoin('things', 'things.id', 'tips.thing_id')
+    .select(['tips.id', 'things.owner_user_id', 'things.owner_identity'])
+    .where('tips.tipper_id', '=', tipperId)
+    .where('tips.period', '=', period)
+    .orderBy('tips.created_at')
+    .orderBy('tips.id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, ownerUserId: r.owner_user_id, ownerIdentity: r.owner_identity }));
+}
+
+/** Tippers of `period` without a settlement transaction yet, by id. */
+async function pendingTippers(ex: Executor, period: string): Promise<number[]> {
+  const rows = await ex
+    .selectFrom('tips')
+    .select('tips.tipper_id')
+    .distinct()
+    .where('tips.period', '=', period)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('ledger_transactions')
+            .select('ledger_transactions.id')
+            .where('ledger_transactions.reference', '=', sql<string>`cast(${`settle:${period}:`} as text) || cast(${sql.ref('tips.tipper_id')} as text)`),
+        ),
+      ),
+    )
+    .orderBy('tips.tipper_id')
+    .execute();
+  return rows.map((r) => r.tipper_id);
+}
+
+function shareAccount(t: TipToSettle): AccountRef {
+  return t.ownerUserId !== null ? { kind: 'earnings', userId: t.ownerUserId } : { kind: 'held', identity: t.ownerIdentity ?? '' };
+}
+
+/**
+ * Settles one tipper inside `trx`: one balanced ledger transaction debiting the tipper's balance by
+ * settlementAmount() and crediting one share per tip (entries carry `tip_id`). Zero shares are
+ * posted too, so every tip of a settled period has exactly one settlement entry.
+ * @returns cents moved, or undefined when the tipper was already settled.
+ */
+async function settleTipper(trx: Executor, s: Services, period: string, tipperId: number): Promise<number | undefined> {
+  const reference = settlementReference(period, tipperId);
+  if (await hasTransaction(trx, reference)) return undefined;
+  const tips = await tipsToSettle(trx, tipperId, period);
+  if (tips.length === 0) return undefined;
+  const means = (await findMeans(trx, tipperId)) ?? { balanceCents: 0, budgetCents: 0 };
+  const amount = settlementAmount(means);
+  const shares = splitEvenly(amount, tips.length);
+  const posted = await postTransaction(
+    trx,
+    { kind: 'settlement', reference, period, description: `settlement of ${period}: ${tips.length} tips of user ${tipperId}`, now: s.clock.now() },
+    [
+      { account: { kind: 'balance', userId: tipperId }, amountCents: -amount },
+      ...tips.map((t, i) => ({ account: shareAccount(t), amountCents: shares[i]!, tipId: t.id })),
+    ],
+  );
+  return posted ? amount : undefined;
+}
+
+/**
+ * `tipjar settle [--period YYYY-MM]`: closes a period (see the module comment).
+ * @returns what this run did; status `busy` when another run holds the claim.
+ * @throws InvalidParametersError for a malformed period, PeriodNotEndedError when the period has
+ *   not ended by the injected clock.
+ */
+export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promise<SettlementReport> {
+  const period = opts.period ?? lastClosedPeriod(s.clock.now());
+  if (!isPeriod(period)) throw new InvalidParametersError(`Not a period: "${period}" (expected YYYY-MM)`);
+  if (s.clock.now() < periodBounds(period).end) throw new PeriodNotEndedError(period);
+  const worker = opts.worker ?? workerId();
+  const db = s.database.db;
+  const report: SettlementReport = { period, status: 'settled', alreadySettled: false, tippersSettled: 0, tippersSkipped: 0, centsMoved: 0 };
+
+  await db.insertInto('periods').values({ period }).onConflict((oc) => oc.column('period').doNothing()).execute();
+  const now = s.clock.now();
+  const claim = await db
+    .updateTable('periods')
+    .set({ status: 'settling', locked_by: worker, locked_until: now + SETTLEMENT_CLAIM_SECONDS })
+    .where('period', '=', period)
+    .where('status', '<>', 'settled')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now), eb('locked_by', '=', worker)]))
+    .executeTakeFirst();
+  if (Number(claim.numUpdatedRows) === 0) {
+    const row = await db.selectFrom('periods').selectAll().where('period', '=', period).executeTakeFirstOrThrow();
+    if (row.status === 'settled') return { ...report, alreadySettled: true };
+    return { ...report, status: 'busy', claimedBy: row.locked_by ?? undefined, claimedUntil: row.locked_until ?? undefined };
+  }
+
+  try {
+    for (;;) {
+      const tippers = await pendingTippers(db, period);
+      if (tippers.length === 0) break;
+      const settledBeforePass = report.tippersSettled + report.tippersSkipped;
+      for (const tipperId of tippers) {
+        const moved = await inTransaction(s.database, async (trx) => {
+          const renewed = await trx
+            .updateTable('periods')
+            .set({ locked_until: s.clock.now() + SETTLEMENT_CLAIM_SECONDS })
+            .where('period', '=', period)
+            .where('locked_by', '=', worker)
+            .executeTakeFirst();
+          if (Number(renewed.numUpdatedRows) === 0) throw new ClaimLostError(period);
+          return settleTipper(trx, s, period, tipperId);
+        });
+        if (moved === undefined) report.tippersSkipped++;
+        else {
+          report.tippersSettled++;
+          report.centsMoved += moved;
+          await opts.onTipperSettled?.(report.tippersSettled);
+        }
+      }
+      if (report.tippersSettled + report.tippersSkipped === settledBeforePass) throw new Error(`settlement of ${period} made no progress`);
+    }
+    const done = await db
+      .updateTable('periods')
+      .set({ status: 'settled', settled_at: s.clock.now(), locked_by: null, locked_until: null })
+      .where('period', '=', period)
+      .where('locked_by', '=', worker)
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) === 0) throw new ClaimLostError(period);
+  } catch (err) {
+    if (err instanceof ClaimLostError) {
+      const row = await db.selectFrom('periods').selectAll().where('period', '=', period).executeTakeFirstOrThrow();
+      return { ...report, status: row.status === 'settled' ? 'settled' : 'busy', claimedBy: row.locked_by ?? undefined, claimedUntil: row.locked_until ?? undefined };
+    }
+    throw err;
+  }
+  // Tippers an earlier (interrupted) run had settled.
+  report.tippersSkipped = (await countSettledTippers(db, period)) - report.tippersSettled;
+  return report;
+}
+
+async function countSettledTippers(ex: Executor, period: string): Promise<number> {
+  const r = await ex
+    .selectFrom('ledger_transactions')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('kind', '=', 'settlement')
+    .where('period', '=', period)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/**
+ * Periods that have ended by `now`, have tips and are not settled, oldest first: what the
+ * scheduler settles (a server that was down for months catches up in order).
+ */
+export async function unsettledPeriods(s: Services): Promise<string[]> {
+  const current = periodOf(s.clock.now());
+  const rows = await s.database.db
+    .selectFrom('tips')
+    .select('tips.period')
+    .distinct()
+    .where('tips.period', '<', current)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('periods').select('periods.period').whereRef('periods.period', '=', 'tips.period').where('periods.status', '=', 'settled'))),
+    )
+    .orderBy('tips.period')
+    .execute();
+  return rows.map((r) => r.period);
+}
