@@ -5,6 +5,7 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './connect.ts';
 import { makeInitial } from './migrations/0001_initial.ts';
+import { makeSearch } from './migrations/0002_search.ts';
 import { makeMoney } from './migrations/0004_money.ts';
 
 function provider(database: Database): MigrationProvider {
@@ -12,6 +13,7 @@ function provider(database: Database): MigrationProvider {
     async getMigrations(): Promise<Record<string, Migration>> {
       return {
         '0001_initial': makeInitial(database.engine),
+        '0002_search': makeSearch(database.engine),
         '0004_money': makeMoney(database.engine),
       };
     },

@@ -22,7 +22,7 @@ export type ErrorCode =
   | 'server_error';
 
 /** Docs section an error's `error_uri` points at (docs/api.md anchors). */
-export type DocsSection = 'api' | 'things' | 'tips' | 'users' | 'subscriptions' | 'activities' | 'authentication' | 'limits';
+export type DocsSection = 'api' | 'things' | 'search' | 'tips' | 'users' | 'subscriptions' | 'activities' | 'authentication' | 'limits';
 
 export class DomainError extends Error {
   constructor(

@@ -41,7 +41,7 @@ export class TagExpressionError extends InvalidParametersError {
     /** 1-based character position the problem was found at */
     readonly position: number,
   ) {
-    super(`Invalid tags expression: ${problem} at position ${position}`, 'things');
+    super(`Invalid tags expression: ${problem} at position ${position}`, 'search');
   }
 }
 

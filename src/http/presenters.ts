@@ -149,3 +149,28 @@ export function presentTip(urls: Urls, tip: TipRecord, full?: Map<number, UserRe
 export function ownerIds(things: ThingRecord[]): number[] {
   return things.flatMap((t) => (t.owner.kind === 'user' ? [t.owner.userId] : []));
 }
+
+/**
+ * Search result (api-v2.md "Search result"): `total_items` (matches over all pages), `items`
+ * (things on this page), `page` (1-based), `things` (already presented, in order).
+ */
+export function presentSearchResult(total: number, page: number, things: Record<string, unknown>[]): Record<string, unknown> {
+  return { total_items: total, items: things.length, page, things };
+}
+
+/**
+ * Subscription (api-v2.md "Subscription"): `type`, `active`, `created_at`, `started_at` (Unix
+ * seconds) and the full thing with the viewer's `tipped` and `subscribed`, whose owner also carries
+ * `id` (string, DECISIONS.md "Wire format"; an empty string for a pending thing's identity owner).
+ */
+export function presentSubscription(
+  urls: Urls,
+  sub: { active: boolean; createdAt: number; startedAt: number },
+  thing: ThingRecord,
+  viewer: ViewerState | undefined,
+): Record<string, unknown> {
+  const presented = presentThing(urls, thing, viewer);
+  const owner = presented.owner as Record<string, unknown>;
+  presented.owner = { ...owner, id: thing.owner.kind === 'user' ? String(thing.owner.userId) : '' };
+  return { type: 'subscription', active: sub.active, created_at: sub.createdAt, started_at: sub.startedAt, thing: presented };
+}

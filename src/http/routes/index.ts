@@ -5,8 +5,10 @@ import { thingRoutes } from './things/index.ts';
 import { tipRoutes } from './tips/index.ts';
 import { userRoutes } from './users/index.ts';
 import { referenceRoutes } from './reference/index.ts';
+import { searchRoutes } from './search/index.ts';
 
 export function apiRoutes(app: FastifyInstance, ctx: RouteContext): void {
+  searchRoutes(app, ctx);
   thingRoutes(app, ctx);
   tipRoutes(app, ctx);
   userRoutes(app, ctx);
