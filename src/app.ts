@@ -14,6 +14,7 @@ import { DomainError } from './domain/errors.ts';
 import { registerAuthentication } from './http/plugins/authenticate.ts';
 import { registerBodyParsers } from './http/plugins/body.ts';
 import { apiRoutes } from './http/routes/index.ts';
+import { oauthRoutes } from './http/routes/oauth/index.ts';
 import type { RouteContext } from './http/context.ts';
 import cors from '@fastify/cors';
 import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
@@ -77,6 +78,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const text = await readFile(new URL('../docs/api.md', import.meta.url), 'utf8');
     return reply.type('text/markdown; charset=utf-8').send(text);
   });
+
+  // OAuth 2 machine endpoints at the root of {auth_url} (token, revoke, RFC 8414 metadata), in
+  // their own context: errors there take the RFC 6749 §5.2 form.
+  await app.register(async (oauth) => oauthRoutes(oauth, { services, authUrl: config.authUrl, docsUrl: `${config.publicUrl}/docs/api#oauth-2` }));
 
   await app.register(
     async (api) => {
