@@ -18,6 +18,8 @@ import { oauthRoutes } from './http/routes/oauth/index.ts';
 import type { RouteContext } from './http/context.ts';
 import cors from '@fastify/cors';
 import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
+import { registerRateLimit } from './http/plugins/rate-limit.ts';
+import { createRateLimiter } from './ratelimit/limiter.ts';
 
 export interface AppDeps {
   config: Config;
@@ -39,8 +41,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (_err, _request, reply) =>
       sendDomainError(reply, config.publicUrl, new DomainError('invalid_request', 'The request path is not a valid URL')),
     disableRequestLogging: config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    // Client IP for anonymous rate limits: the socket address unless TRUST_PROXY names the proxies.
+    trustProxy: config.trustProxy,
   });
   const services: Services = { database, clock: deps.clock ?? systemClock, siteUrl: config.siteUrl };
+  // In memory, or in Redis when REDIS_URL is set (fails here when Redis cannot be reached).
+  const rateLimiter = await createRateLimiter({
+    anonymousLimit: config.rateLimitAnonymous,
+    authenticatedLimit: config.rateLimitAuthenticated,
+    keyPrefix: config.rateLimitKeyPrefix,
+    redisUrl: config.redisUrl,
+    clock: services.clock,
+    log: app.log,
+  });
   const ctx: RouteContext = { services, urls: { api: `${config.publicUrl}${API_PREFIX}`, site: config.siteUrl }, publicUrl: config.publicUrl };
 
   registerErrorHandling(app, config.publicUrl);
@@ -85,8 +98,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      registerFormats(api);
+      // Order matters: the token is resolved first (the limiter keys by it), every request is then
+      // counted (406s, bad JSONP and unknown paths too), and formats negotiate after that.
       registerAuthentication(api, services);
+      registerRateLimit(api, rateLimiter);
+      registerFormats(api);
+      // Unknown paths under the prefix get this context's hooks (so they are rate limited too).
+      api.setNotFoundHandler((_request, reply) => sendDomainError(reply, config.publicUrl, new DomainError('not_found', 'The resource was not found')));
       apiRoutes(api, ctx);
     },
     { prefix: API_PREFIX },

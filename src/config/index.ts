@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { isIP } from 'node:net';
 
 export const SettingsSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'TCP port to listen on' }),
@@ -26,6 +27,15 @@ export const SettingsSchema = Type.Object({
     description: 'SQLite WAL sync mode: NORMAL survives a process crash, FULL also survives power loss',
   }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process' }),
+  REDIS_URL: Type.Optional(Type.String({ description: 'redis://host:port/db: rate-limit counters shared by every instance (default: in memory, one process)' })),
+  RATE_LIMIT_ANONYMOUS: Type.Integer({ minimum: 1, default: 1000, description: 'requests per hour without a token, per client IP' }),
+  RATE_LIMIT_AUTHENTICATED: Type.Integer({ minimum: 1, default: 5000, description: "requests per hour with a token, per token's user and client" }),
+  RATE_LIMIT_KEY_PREFIX: Type.String({ minLength: 1, default: 'tipjar:ratelimit', description: 'prefix of the rate-limit keys in Redis (one per deployment sharing a Redis)' }),
+  TRUST_PROXY: Type.String({
+    minLength: 1,
+    default: 'false',
+    description: 'take the client IP from X-Forwarded-For: false, true (any proxy), a hop count, or proxy addresses/CIDRs, comma-separated',
+  }),
 });
 
 export type Settings = Static<typeof SettingsSchema>;
@@ -42,6 +52,14 @@ export interface Config {
   logLevel: string;
   sqliteSynchronous: 'NORMAL' | 'FULL';
   databasePoolSize: number;
+  /** Redis for shared rate-limit counters; undefined counts in memory */
+  redisUrl: string | undefined;
+  /** requests per hour: anonymous (per IP) and with a token (per user and client) */
+  rateLimitAnonymous: number;
+  rateLimitAuthenticated: number;
+  rateLimitKeyPrefix: string;
+  /** Fastify `trustProxy`: false, true, a hop count, or proxy addresses/CIDRs */
+  trustProxy: boolean | number | string[];
 }
 
 export class ConfigError extends Error {
@@ -92,6 +110,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const publicUrl = checkOrigin('PUBLIC_URL', s.PUBLIC_URL ?? `http://localhost:${s.PORT}`, problems);
   const siteUrl = s.SITE_URL ? checkOrigin('SITE_URL', s.SITE_URL, problems) : publicUrl;
   const authUrl = s.AUTH_URL ? checkOrigin('AUTH_URL', s.AUTH_URL, problems) : publicUrl;
+  if (s.REDIS_URL !== undefined && !/^rediss?:\/\/[^/]/.test(s.REDIS_URL)) {
+    problems.push(`REDIS_URL: must start with redis:// or rediss:// (got "${s.REDIS_URL}")`);
+  }
+  const trustProxy = parseTrustProxy(s.TRUST_PROXY, problems);
   if (problems.length) throw new ConfigError(problems);
   return {
     port: s.PORT,
@@ -103,7 +125,35 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: s.LOG_LEVEL,
     sqliteSynchronous: s.SQLITE_SYNCHRONOUS,
     databasePoolSize: s.DATABASE_POOL_SIZE,
+    redisUrl: s.REDIS_URL,
+    rateLimitAnonymous: s.RATE_LIMIT_ANONYMOUS,
+    rateLimitAuthenticated: s.RATE_LIMIT_AUTHENTICATED,
+    rateLimitKeyPrefix: s.RATE_LIMIT_KEY_PREFIX,
+    trustProxy,
   };
+}
+
+/**
+ * TRUST_PROXY: `false` (default: the socket address is the client), `true` (trust every proxy),
+ * a hop count (`1`: one proxy in front), or proxy addresses/CIDRs and proxy-addr's names
+ * (`loopback`, `linklocal`, `uniquelocal`), comma-separated.
+ */
+function parseTrustProxy(value: string, problems: string[]): boolean | number | string[] {
+  const v = value.toLowerCase();
+  if (v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const names = new Set(['loopback', 'linklocal', 'uniquelocal']);
+  const bad = entries.filter((e) => {
+    if (names.has(e)) return false;
+    const [addr, bits, extra] = e.split('/');
+    return extra !== undefined || isIP(addr ?? '') === 0 || (bits !== undefined && !/^\d{1,3}$/.test(bits));
+  });
+  if (entries.length === 0 || bad.length) {
+    problems.push(`TRUST_PROXY: expected false, true, a hop count or addresses/CIDRs (got "${value}")`);
+  }
+  return entries;
 }
 
 /** One line per setting, for `tipjar --help` and the docs. */

@@ -2,6 +2,9 @@
  * Bearer-token authentication (api-v2.md "Authentication" 6–8, RFC 6750). A request with an
  * `Authorization: Bearer` header gets `request.principal`; an unknown or revoked token is
  * 401 `unauthorized` on every route. Routes then call `requireToken` / `requireScope`.
+ * The token is resolved once, in an onRequest hook, so the rate limiter (registered next) can key
+ * by principal; a bad header or token is only remembered there (`request.authFailure`) and raised
+ * in preHandler, after the request has been counted and given its rate-limit headers.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { InsufficientScopeError, UnauthorizedError } from '../../domain/errors.ts';
@@ -13,19 +16,28 @@ import { resolveToken } from '../../domain/tokens.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | undefined;
+    /** the 401 to raise in preHandler when the Authorization header or token is invalid */
+    authFailure: UnauthorizedError | undefined;
   }
 }
 
 export function registerAuthentication(app: FastifyInstance, services: Services): void {
   app.decorateRequest('principal', undefined);
-  app.addHook('preHandler', async (request) => {
+  app.decorateRequest('authFailure', undefined);
+  app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
     if (header === undefined) return;
     const m = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
-    if (!m) throw new UnauthorizedError('The Authorization header must be "Bearer <access token>"');
+    if (!m) {
+      request.authFailure = new UnauthorizedError('The Authorization header must be "Bearer <access token>"');
+      return;
+    }
     const principal = await resolveToken(services, m[1]!);
-    if (!principal) throw new UnauthorizedError('The access token is invalid or has been revoked');
-    request.principal = principal;
+    if (!principal) request.authFailure = new UnauthorizedError('The access token is invalid or has been revoked');
+    else request.principal = principal;
+  });
+  app.addHook('preHandler', async (request) => {
+    if (request.authFailure) throw request.authFailure;
   });
 }
 

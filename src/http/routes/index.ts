@@ -5,6 +5,7 @@ import { thingRoutes } from './things/index.ts';
 import { tipRoutes } from './tips/index.ts';
 import { userRoutes } from './users/index.ts';
 import { referenceRoutes } from './reference/index.ts';
+import { rateLimitRoutes } from './rate-limit/index.ts';
 import { searchRoutes } from './search/index.ts';
 
 export function apiRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -13,4 +14,5 @@ export function apiRoutes(app: FastifyInstance, ctx: RouteContext): void {
   tipRoutes(app, ctx);
   userRoutes(app, ctx);
   referenceRoutes(app);
+  rateLimitRoutes(app);
 }
