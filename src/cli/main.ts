@@ -15,6 +15,7 @@ import type { Services } from '../domain/services.ts';
 import { fundUser, getUser, registerUser } from '../domain/users.ts';
 import { issueToken } from '../domain/tokens.ts';
 import { importThings } from './import-things.ts';
+import { registerMoneyCommands } from './money.ts';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 
@@ -118,6 +119,8 @@ program
       );
     });
   });
+
+registerMoneyCommands(program, withServices);
 
 try {
   await program.parseAsync(process.argv);
