@@ -18,6 +18,7 @@ import { oauthRoutes } from './http/routes/oauth/index.ts';
 import type { RouteContext } from './http/context.ts';
 import cors from '@fastify/cors';
 import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
+import { sendNotFoundPage, webPlugin } from './web/index.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter } from './ratelimit/limiter.ts';
 
@@ -56,7 +57,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const ctx: RouteContext = { services, urls: { api: `${config.publicUrl}${API_PREFIX}`, site: config.siteUrl }, publicUrl: config.publicUrl };
 
-  registerErrorHandling(app, config.publicUrl);
+  // Unknown pages outside the API: the website's HTML 404 for browsers, the error shape otherwise.
+  registerErrorHandling(app, config.publicUrl, (request, reply) => sendNotFoundPage(request, reply, API_PREFIX));
   await registerBodyParsers(app);
   // CORS on every response, preflight included (DECISIONS.md): any origin, no credentials.
   await app.register(cors, {
@@ -109,5 +111,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+  // The website (src/web): server-rendered pages at the root, with its own cookies, CSRF check and
+  // HTML error pages; includes the authorization endpoint's pages (GET/POST /oauth/authorize).
+  await app.register(webPlugin, { services, config });
   return app;
 }

@@ -3,9 +3,12 @@
  * interface, and the public and private views the API needs (api-v2.md "Users").
  */
 import { inTransaction, isUniqueViolation } from '../db/transaction.ts';
-import { findUserByUsername, insertUser } from '../db/repositories/users.ts';
+import { randomBytes } from 'node:crypto';
+import { findPasswordHash, findUserById, findUserByUsername, insertUser } from '../db/repositories/users.ts';
 import { ensureAccount, postTransaction } from '../db/repositories/ledger.ts';
-import { hashPassword } from '../auth/passwords.ts';
+import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { parseBoolean } from './input.ts';
+import { parseHttpUrl } from './urls.ts';
 import { DomainError, NotFoundError, ValidationError } from './errors.ts';
 import type { UserRecord } from './records.ts';
 import type { Services } from './services.ts';
@@ -102,4 +105,93 @@ export async function fundUser(
 /** DECISIONS.md "Money": a user has means when budget > 0 and balance ≥ budget. */
 export function hasMeans(m: { balanceCents: number; budgetCents: number }): boolean {
   return m.budgetCents > 0 && m.balanceCents >= m.budgetCents;
+}
+
+/** The profile fields a user edits on the website's settings page (the User resource's fields). */
+export interface ProfileInput {
+  firstname: string;
+  lastname: string;
+  about: string;
+  city: string;
+  country: string;
+  /** the user's home page: empty, or an absolute http(s) URL */
+  url: string;
+  /** URL of the avatar image: empty, or an absolute http(s) URL */
+  avatar: string;
+  /** users.hide_tips: `GET /users/:u/tips` then answers [] to others (DECISIONS.md "Tips") */
+  hideTips: boolean;
+}
+
+/** Longest value of each profile text field, in characters (docs/api.md "Users"). */
+export const PROFILE_LIMITS = { firstname: 100, lastname: 100, about: 1000, city: 100, country: 100, url: 2048, avatar: 2048 } as const;
+
+/**
+ * Validates profile input (issue 6, website settings). Strings are trimmed; `about` may hold line
+ * breaks, the others no control characters; `url` and `avatar` are empty or absolute http(s) URLs.
+ * @returns the clean values.
+ * @throws ValidationError naming the first bad field.
+ */
+export function parseProfile(raw: Record<string, unknown>): ProfileInput {
+  const out: Record<string, string> = {};
+  for (const [field, max] of Object.entries(PROFILE_LIMITS)) {
+    const v = raw[field] ?? '';
+    if (typeof v !== 'string') throw new ValidationError(`Invalid ${field}`, 'users');
+    const value = v.trim();
+    if ([...value].length > max) throw new ValidationError(`Invalid ${field}: at most ${max} characters`, 'users');
+    const control = field === 'about' ? /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/ : /[\u0000-\u001f\u007f]/;
+    if (control.test(value) || !value.isWellFormed()) throw new ValidationError(`Invalid ${field}: control characters are not allowed`, 'users');
+    if ((field === 'url' || field === 'avatar') && value !== '' && !parseHttpUrl(value)) {
+      throw new ValidationError(`Invalid ${field}: an absolute http or https URL is required`, 'users');
+    }
+    out[field] = value;
+  }
+  const hide = raw.hideTips;
+  return { ...(out as Omit<ProfileInput, 'hideTips'>), hideTips: hide === true || (typeof hide === 'string' && parseBoolean(hide) === true) };
+}
+
+/**
+ * Saves a user's profile fields and the "hide my tips" setting (issue 6, website settings).
+ * @param input raw values (strings, `hideTips` boolean or a boolean spelling); see parseProfile.
+ * @returns the updated user.
+ * @throws ValidationError (nothing is written), NotFoundError for an unknown user.
+ */
+export async function updateProfile(s: Services, userId: number, input: Record<string, unknown>): Promise<UserRecord> {
+  const p = parseProfile(input);
+  const r = await s.database.db
+    .updateTable('users')
+    .set({
+      firstname: p.firstname,
+      lastname: p.lastname,
+      about: p.about,
+      city: p.city,
+      country: p.country,
+      url: p.url,
+      avatar: p.avatar,
+      hide_tips: p.hideTips ? 1 : 0,
+      updated_at: s.clock.now(),
+    })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) === 0) throw new NotFoundError('User not found', 'users');
+  return (await findUserById(s.database.db, userId))!;
+}
+
+/**
+ * Checks a user's log-in: username (case-insensitive) and password against the scrypt hash.
+ * An unknown user, or one without a password (created by the operator command), costs the same
+ * scrypt work as a wrong password, so timing does not reveal which usernames exist.
+ * @returns the user, or undefined when the username or password is wrong.
+ */
+export async function authenticateUser(s: Services, username: string, password: string): Promise<UserRecord | undefined> {
+  const user = typeof username === 'string' && username.length <= 64 ? await findUserByUsername(s.database.db, username) : undefined;
+  const hash = user ? await findPasswordHash(s.database.db, user.id) : null;
+  const ok = await verifyPassword(password, hash ?? (await dummyHash()));
+  return user && hash && ok ? user : undefined;
+}
+
+let dummy: Promise<string> | undefined;
+/** A hash of a random password, made once, for equal-cost checks of unknown users. */
+function dummyHash(): Promise<string> {
+  dummy ??= hashPassword(randomBytes(16).toString('hex'));
+  return dummy;
 }

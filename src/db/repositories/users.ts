@@ -72,3 +72,9 @@ export async function findMeans(ex: Executor, userId: number): Promise<{ balance
   const r = await ex.selectFrom('users').select(['balance_cents', 'budget_cents']).where('id', '=', userId).executeTakeFirst();
   return r && { balanceCents: r.balance_cents, budgetCents: r.budget_cents };
 }
+
+/** The stored password hash of a user (null: no password, e.g. created by the operator command). */
+export async function findPasswordHash(ex: Executor, userId: number): Promise<string | null> {
+  const r = await ex.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst();
+  return r?.password_hash ?? null;
+}

@@ -66,7 +66,16 @@ function fromFastifyError(err: FastifyError): DomainError | undefined {
   return undefined;
 }
 
-export function registerErrorHandling(app: FastifyInstance, publicUrl: string): void {
+/**
+ * Installs the error handler and the root not-found handler.
+ * @param htmlNotFound the website's 404 page: given the chance first, it returns undefined to leave
+ *   the request to the JSON error shape (API paths, clients that do not ask for HTML).
+ */
+export function registerErrorHandling(
+  app: FastifyInstance,
+  publicUrl: string,
+  htmlNotFound?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined,
+): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof DomainError) return sendDomainError(reply, publicUrl, err);
     const mapped = fromFastifyError(err);
@@ -81,5 +90,7 @@ export function registerErrorHandling(app: FastifyInstance, publicUrl: string): 
         error_uri: errorUri(publicUrl, 'api'),
       } satisfies ErrorBody);
   });
-  app.setNotFoundHandler((_request, reply) => sendDomainError(reply, publicUrl, new DomainError('not_found', 'The resource was not found')));
+  app.setNotFoundHandler(
+    (request, reply) => htmlNotFound?.(request, reply) ?? sendDomainError(reply, publicUrl, new DomainError('not_found', 'The resource was not found')),
+  );
 }

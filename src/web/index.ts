@@ -1,0 +1,140 @@
+/**
+ * The website (issue 6): server-rendered pages at the site's root, outside /rest/v2 — sign-up,
+ * log-in, log-out, settings, `/profile/:username`, `/thing/:id`, "Your applications",
+ * "Authorized applications" and the authorization endpoint's pages (`GET/POST /oauth/authorize`).
+ *
+ * One encapsulated Fastify plugin: cookies are parsed only here (not on the API's hot path); a
+ * preHandler loads the visitor's session and refuses every POST without a valid CSRF token (403,
+ * nothing changed); errors render as HTML pages, never the API's JSON. Unknown paths outside the
+ * API are answered by `sendNotFoundPage` (wired into the app's not-found handler) when the client
+ * asks for HTML.
+ */
+import { readFileSync } from 'node:fs';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
+import type { Config } from '../config/index.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { Services } from '../domain/services.ts';
+import { STATUS } from '../http/plugins/errors.ts';
+import { checkCsrf, CsrfError } from './csrf.ts';
+import { createLoginLimiter, type LoginLimiter } from './login-limiter.ts';
+import { PAGE_HEADERS, renderTemplate, sendPage, helpers } from './render.ts';
+import { loadSession } from './sessions.ts';
+import { accountRoutes } from './routes/account.ts';
+import { pageRoutes } from './routes/pages.ts';
+import { settingsRoutes } from './routes/settings.ts';
+import { appsRoutes } from './routes/apps.ts';
+import { authorizeRoutes } from './routes/authorize.ts';
+
+/** What the website's route modules share. */
+export interface WebContext {
+  services: Services;
+  config: Config;
+  /** the site is https: cookies are Secure */
+  secure: boolean;
+  limiter: LoginLimiter;
+  /** Renders a page inside the layout (see render.ts sendPage). */
+  page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    view: string,
+    data: Record<string, unknown> & { title: string; notice?: string },
+    status?: number,
+  ): FastifyReply;
+  /** Renders the error page with `status`. */
+  errorPage(request: FastifyRequest, reply: FastifyReply, status: number, heading: string, message: string): FastifyReply;
+}
+
+export interface WebOptions {
+  services: Services;
+  config: Config;
+}
+
+const CSS = readFileSync(new URL('./static/site.css', import.meta.url), 'utf8');
+
+/** Headings of error pages by status. */
+const HEADINGS: Record<number, string> = {
+  400: 'Something is wrong with that request',
+  401: 'Not allowed',
+  403: 'Not allowed',
+  404: 'Page not found',
+  413: 'Too much data',
+  429: 'Too many attempts',
+  500: 'Something went wrong',
+};
+
+/**
+ * Registers the website. Call once on the root instance, after the API (see app.ts).
+ * Routes: GET / · GET/POST /signup · GET/POST /login · POST /logout · GET/POST /settings ·
+ * POST /settings/budget · GET /profile/:username · GET /thing/:id · POST /thing/:id/tip ·
+ * GET/POST /apps · POST /apps/:clientId/secret · POST /apps/:clientId/delete · GET /authorized ·
+ * POST /authorized/:clientId/revoke · GET/POST /oauth/authorize · GET /static/site.css.
+ */
+export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
+  const { services, config } = opts;
+  const secure = config.siteUrl.startsWith('https:');
+  await app.register(cookie);
+  app.decorateRequest('webSession', undefined);
+
+  const ctx: WebContext = {
+    services,
+    config,
+    secure,
+    limiter: createLoginLimiter(),
+    page: (request, reply, view, data, status) => sendPage(request, reply, view, data, { status, secure }),
+    errorPage: (request, reply, status, heading, message) =>
+      sendPage(request, reply, './error', { title: heading, heading, message }, { status, secure }),
+  };
+
+  // Every website request: who is logged in; every POST: a valid CSRF token, before any route runs.
+  app.addHook('preHandler', async (request) => {
+    request.webSession = await loadSession(services, request);
+    if (request.method === 'POST') checkCsrf(request);
+  });
+
+  app.setErrorHandler((err: FastifyError | DomainError | CsrfError, request, reply) => {
+    if (err instanceof CsrfError) return ctx.errorPage(request, reply, 403, 'This form has expired', err.message);
+    if (err instanceof DomainError) {
+      const status = STATUS[err.code];
+      return ctx.errorPage(request, reply, status, HEADINGS[status] ?? HEADINGS[400]!, err.message);
+    }
+    const status = (err as FastifyError).statusCode;
+    if (status && status >= 400 && status < 500) {
+      const message = status === 413 ? 'The form sent too much data.' : 'The form could not be read. Go back and try again.';
+      return ctx.errorPage(request, reply, status === 413 ? 413 : 400, HEADINGS[status === 413 ? 413 : 400]!, message);
+    }
+    request.log.error({ err }, 'unexpected failure on a website page');
+    return ctx.errorPage(request, reply, 500, HEADINGS[500]!, 'Something went wrong on our side; nothing was changed. Please try again.');
+  });
+
+  /** GET /static/site.css — the one stylesheet. */
+  app.get('/static/site.css', async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(CSS),
+  );
+
+  accountRoutes(app, ctx);
+  pageRoutes(app, ctx);
+  settingsRoutes(app, ctx);
+  appsRoutes(app, ctx);
+  authorizeRoutes(app, ctx);
+}
+
+/**
+ * The HTML 404 page for unknown paths outside the API, when the client prefers HTML (a browser's
+ * `Accept: text/html,…`). Returns undefined — leaving the API's JSON 404 — for paths under
+ * `apiPrefix` and for clients that did not ask for HTML.
+ */
+export function sendNotFoundPage(request: FastifyRequest, reply: FastifyReply, apiPrefix: string): FastifyReply | undefined {
+  if (request.url === apiPrefix || request.url.startsWith(`${apiPrefix}/`) || request.url.startsWith(`${apiPrefix}?`)) return undefined;
+  if (!/\btext\/html\b/i.test(request.headers.accept ?? '')) return undefined;
+  const heading = HEADINGS[404]!;
+  const html = renderTemplate('./error', {
+    title: heading,
+    heading,
+    message: 'There is no page at this address.',
+    user: undefined,
+    csrf: '',
+    h: helpers,
+  });
+  return reply.code(404).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html);
+}

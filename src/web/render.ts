@@ -1,0 +1,80 @@
+/**
+ * Server-rendered pages (issue 6) with Eta templates from src/web/views (docs/adr: auto-escaping
+ * is on, so `<%= … %>` escapes `& < > " '` everywhere; raw `<%~ … %>` is used only for the
+ * layout's body). Every page is sent with security headers: no framing (clickjacking on the
+ * consent page), no sniffing, a strict Content-Security-Policy (no scripts at all: the site works
+ * without JavaScript), same-origin referrers, and `Cache-Control: no-store` (pages carry CSRF
+ * tokens, secrets shown once and personal data).
+ */
+import { fileURLToPath } from 'node:url';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Eta } from 'eta';
+import { csrfToken } from './csrf.ts';
+
+const eta = new Eta({ views: fileURLToPath(new URL('./views', import.meta.url)), autoEscape: true, cache: true });
+
+/** Headers sent with every HTML page. */
+export const PAGE_HEADERS: Record<string, string> = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; img-src 'self' https: http: data:; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+/** Formatting helpers available to templates as `it.h`. */
+export const helpers = {
+  /** Unix seconds → `YYYY-MM-DD` (UTC). */
+  date: (unixSeconds: number) => (unixSeconds > 0 ? new Date(unixSeconds * 1000).toISOString().slice(0, 10) : ''),
+  /** cents → `12.34` */
+  money: (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`,
+  /** A URL for `href`/`src` only when it is http(s); '' otherwise (no `javascript:` links). */
+  safeUrl: (url: string) => (/^https?:\/\//i.test(url) ? url : ''),
+  /** The website path of a user's profile. */
+  profile: (username: string) => `/profile/${encodeURIComponent(username)}`,
+};
+
+/** What every page's template receives besides its own data. */
+export interface PageContext {
+  title: string;
+  /** the logged-in user, for the navigation */
+  user: { username: string } | undefined;
+  /** a CSRF token for the page's forms */
+  csrf: string;
+  /** a one-line confirmation to show above the page ("Saved.") */
+  notice?: string;
+  h: typeof helpers;
+}
+
+/** Renders a template to HTML (without sending). */
+export function renderTemplate(view: string, data: Record<string, unknown>): string {
+  return eta.render(view, data);
+}
+
+/**
+ * Renders `view` with `data` inside the layout and sends it as `text/html; charset=utf-8` with
+ * PAGE_HEADERS and `status`.
+ * @param secure whether cookies must be Secure (the site is https): the CSRF cookie may be set.
+ */
+export function sendPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  view: string,
+  data: Record<string, unknown> & { title: string; notice?: string },
+  opts: { status?: number; secure: boolean },
+): FastifyReply {
+  const session = request.webSession;
+  const it: PageContext & Record<string, unknown> = {
+    ...data,
+    user: session && { username: session.username },
+    csrf: csrfToken(request, reply, opts.secure),
+    h: helpers,
+  };
+  const html = renderTemplate(view, it);
+  return reply
+    .code(opts.status ?? 200)
+    .headers(PAGE_HEADERS)
+    .type('text/html; charset=utf-8')
+    .send(html);
+}

@@ -1,0 +1,93 @@
+/**
+ * Accounts on the website (issue 6): sign-up, log-in (rate limited), log-out. Passwords are hashed
+ * with scrypt (src/auth/passwords.ts); a successful sign-up or log-in starts a NEW session (no
+ * fixation) and goes to the requested same-site `return_to` path (no open redirect).
+ */
+import type { FastifyInstance } from 'fastify';
+import { DomainError } from '../../domain/errors.ts';
+import { authenticateUser, registerUser } from '../../domain/users.ts';
+import type { WebContext } from '../index.ts';
+import { safeReturnPath } from '../return-path.ts';
+import { endSession, startSession } from '../sessions.ts';
+import { field, formOf, noticeOf } from './form.ts';
+
+/** Longest password accepted, in characters (scrypt hashes any length; this bounds the work). */
+export const MAX_PASSWORD_LENGTH = 1024;
+
+export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
+  const s = ctx.services;
+  const returnOf = (source: Record<string, unknown>) => safeReturnPath(field(source, 'return_to'), ctx.config.siteUrl);
+
+  /** GET /signup — the sign-up form (`?return_to=` kept); logged-in visitors go on to return_to. */
+  app.get('/signup', async (request, reply) => {
+    const returnTo = returnOf(request.query as Record<string, unknown>);
+    if (request.webSession) return reply.redirect(returnTo);
+    return ctx.page(request, reply, './signup', { title: 'Sign up', returnTo, username: '', email: '' });
+  });
+
+  /**
+   * POST /signup — fields username, email, password (≥ 8 characters), return_to, _csrf.
+   * Success: the account (registerUser), a new session, 303 to return_to (or `/?done=welcome`).
+   * Invalid input or a taken username: 400 with the form and the reason; nothing is written.
+   */
+  app.post('/signup', async (request, reply) => {
+    const form = formOf(request);
+    const returnTo = returnOf(form);
+    const username = field(form, 'username').trim();
+    const email = field(form, 'email').trim();
+    const password = field(form, 'password');
+    const again = (error: string) => ctx.page(request, reply, './signup', { title: 'Sign up', returnTo, username, email, error }, 400);
+    if (email === '') return again('Please enter your e-mail address.');
+    if (password.length < 8) return again('The password must have at least 8 characters.');
+    if (password.length > MAX_PASSWORD_LENGTH) return again(`The password must have at most ${MAX_PASSWORD_LENGTH} characters.`);
+    let user;
+    try {
+      user = await registerUser(s, { username, email, password });
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'validation') return again(err.message);
+      throw err;
+    }
+    await startSession(s, request, reply, user, ctx.secure);
+    return reply.code(303).redirect(returnTo === '/' ? '/?done=welcome' : returnTo);
+  });
+
+  /** GET /login — the log-in form (`?return_to=` kept); logged-in visitors go on to return_to. */
+  app.get('/login', async (request, reply) => {
+    const returnTo = returnOf(request.query as Record<string, unknown>);
+    if (request.webSession) return reply.redirect(returnTo);
+    return ctx.page(request, reply, './login', { title: 'Log in', returnTo, username: '', notice: noticeOf(request) });
+  });
+
+  /**
+   * POST /login — fields username, password, return_to, _csrf.
+   * Success: a NEW session (the previous one, if any, is deleted), 303 to return_to.
+   * Wrong username or password: 401 with one message for both. After 10 failures in 15 minutes for
+   * the username or the client IP: 429, every attempt refused (see login-limiter.ts).
+   */
+  app.post('/login', async (request, reply) => {
+    const form = formOf(request);
+    const returnTo = returnOf(form);
+    const username = field(form, 'username').trim();
+    const password = field(form, 'password');
+    const again = (status: number, error: string) => ctx.page(request, reply, './login', { title: 'Log in', returnTo, username, error }, status);
+    const wait = await ctx.limiter.blockedFor(username, request.ip);
+    if (wait > 0) {
+      const minutes = Math.ceil(wait / 60);
+      return again(429, `Too many failed log-in attempts. For your safety, log-in is paused; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+    }
+    const user = password.length <= MAX_PASSWORD_LENGTH ? await authenticateUser(s, username, password) : undefined;
+    if (!user) {
+      await ctx.limiter.fail(username, request.ip);
+      return again(401, 'Wrong username or password.');
+    }
+    await ctx.limiter.succeed(username);
+    await startSession(s, request, reply, user, ctx.secure);
+    return reply.code(303).redirect(returnTo);
+  });
+
+  /** POST /logout — deletes the session row, clears the cookie, 303 to `/login?done=loggedout`. */
+  app.post('/logout', async (request, reply) => {
+    await endSession(s, request, reply, ctx.secure);
+    return reply.code(303).redirect('/login?done=loggedout');
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * "Your applications" and "Authorized applications" (issue 6, DECISIONS.md "OAuth 2"): a user
+ * registers client applications (name, callback domain), sees their client ids, sees a secret once
+ * (at registration and after each rotation; stored hashed), rotates it, deletes a client; and sees
+ * and revokes what they granted to others' applications. The OAuth domain is src/auth/oauth/clients.ts.
+ * Log-in required on every page.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  createClient,
+  deleteClient,
+  listAuthorizedApps,
+  listClientsOwnedBy,
+  revokeAuthorization,
+  rotateClientSecret,
+} from '../../auth/oauth/clients.ts';
+import { SCOPE_DESCRIPTIONS } from '../../auth/oauth/authorize.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { isScope } from '../../domain/scopes.ts';
+import type { WebContext } from '../index.ts';
+import { field, formOf, noticeOf, toLogin } from './form.ts';
+
+/** A scope in plain words (SCOPE_DESCRIPTIONS), or the scope's name for an unknown one. */
+export function describeScope(scope: string): string {
+  return isScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope;
+}
+
+export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
+  const s = ctx.services;
+
+  async function renderApps(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    userId: number,
+    extra: { error?: string; notice?: string; secret?: { name: string; clientId: string; clientSecret: string }; form?: { name: string; callbackDomain: string } },
+    status = 200,
+  ) {
+    const clients = await listClientsOwnedBy(s, userId);
+    return ctx.page(request, reply, './apps', { title: 'Your applications', clients, form: { name: '', callbackDomain: '' }, ...extra }, status);
+  }
+
+  /** GET /apps — the user's registered clients (name, client_id, callback domain) and the registration form. */
+  app.get('/apps', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply);
+    return renderApps(request, reply, request.webSession.userId, { notice: noticeOf(request) });
+  });
+
+  /**
+   * POST /apps — fields name (1–100 characters), callback_domain (a host name), _csrf.
+   * Success: 201 with the page showing the new client_id and client_secret (shown this once; the page
+   * is `no-store`). Invalid: 400 with the form and the reason; nothing is written.
+   */
+  app.post('/apps', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply, '/apps');
+    const form = formOf(request);
+    const name = field(form, 'name');
+    const callbackDomain = field(form, 'callback_domain');
+    const userId = request.webSession.userId;
+    try {
+      const created = await createClient(s, { name, callbackDomain, ownerUserId: userId });
+      return renderApps(request, reply, userId, { secret: { name: created.client.name, clientId: created.clientId, clientSecret: created.clientSecret } }, 201);
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'validation') return renderApps(request, reply, userId, { error: err.message, form: { name, callbackDomain } }, 400);
+      throw err;
+    }
+  });
+
+  /**
+   * POST /apps/:clientId/secret — field _csrf. Replaces the client's secret (the old one stops
+   * working) and shows the new one once. Not the user's client, or unknown → 404 page.
+   */
+  app.post<{ Params: { clientId: string } }>('/apps/:clientId/secret', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply, '/apps');
+    const userId = request.webSession.userId;
+    const rotated = await rotateClientSecret(s, request.params.clientId, userId);
+    const client = (await listClientsOwnedBy(s, userId)).find((c) => c.clientId === rotated.clientId);
+    return renderApps(request, reply, userId, { secret: { name: client?.name ?? '', ...rotated } });
+  });
+
+  /**
+   * POST /apps/:clientId/delete — field _csrf. Deletes the client and revokes every token issued to
+   * it (one transaction); 303 to `/apps?done=deleted`. Not the user's client, or unknown → 404 page.
+   */
+  app.post<{ Params: { clientId: string } }>('/apps/:clientId/delete', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply, '/apps');
+    await deleteClient(s, request.params.clientId, request.webSession.userId);
+    return reply.code(303).redirect('/apps?done=deleted');
+  });
+
+  /** GET /authorized — the applications the user granted access to, with the scopes in plain words. */
+  app.get('/authorized', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply);
+    const apps = await listAuthorizedApps(s, request.webSession.userId);
+    return ctx.page(request, reply, './authorized', { title: 'Authorized applications', apps, describe: describeScope, notice: noticeOf(request) });
+  });
+
+  /**
+   * POST /authorized/:clientId/revoke — field _csrf. Revokes every token the user granted to the
+   * client: they answer 401 from then on. 303 to `/authorized?done=revoked`. Unknown client → 404 page.
+   */
+  app.post<{ Params: { clientId: string } }>('/authorized/:clientId/revoke', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply, '/authorized');
+    await revokeAuthorization(s, request.webSession.userId, request.params.clientId);
+    return reply.code(303).redirect('/authorized?done=revoked');
+  });
+}

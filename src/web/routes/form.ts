@@ -1,0 +1,41 @@
+/** Reading website form fields (application/x-www-form-urlencoded bodies and query strings). */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** The request body as a plain object (form fields), or {} for anything else. */
+export function formOf(request: FastifyRequest): Record<string, unknown> {
+  const b = request.body;
+  return b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
+}
+
+/** A text field: its first value when repeated, '' when absent or not text. */
+export function field(source: Record<string, unknown>, name: string): string {
+  const v = source[name];
+  const first = Array.isArray(v) ? v[0] : v;
+  return typeof first === 'string' ? first : '';
+}
+
+/** Confirmation notices after a redirect (`?done=…`): fixed texts, never the visitor's input. */
+const NOTICES: Record<string, string> = {
+  welcome: 'Welcome to Tipjar! Your account is ready.',
+  profile: 'Your profile was saved.',
+  budget: 'Your monthly budget was saved.',
+  tipped: 'Thank you — you tipped this thing.',
+  deleted: 'The application was deleted and its tokens revoked.',
+  revoked: 'Access revoked: the application can no longer act for you.',
+  loggedout: 'You are logged out.',
+};
+
+/** The notice named by the `done` query parameter, if it is one of ours. */
+export function noticeOf(request: FastifyRequest): string | undefined {
+  const done = field(request.query as Record<string, unknown>, 'done');
+  return Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
+}
+
+/**
+ * Sends a visitor who is not logged in to the log-in page, to come back to this page afterwards.
+ * Pages behind log-in call it first: `if (!request.webSession) return toLogin(request, reply)`.
+ */
+export function toLogin(request: FastifyRequest, reply: FastifyReply, returnTo = request.url): FastifyReply {
+  const target = returnTo === '/' ? '/login' : `/login?return_to=${encodeURIComponent(returnTo)}`;
+  return reply.code(request.method === 'GET' ? 302 : 303).header('cache-control', 'no-store').redirect(target);
+}

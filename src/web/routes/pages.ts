@@ -1,0 +1,92 @@
+/**
+ * Public pages (issue 6): the home page, `/profile/:username` and `/thing/:id` — the addresses the
+ * API's `link` fields point at (src/http/presenters.ts) — and the thing page's Tip button.
+ */
+import type { FastifyInstance } from 'fastify';
+import { listTipsOnThing } from '../../db/repositories/tips.ts';
+import { DomainError, NotFoundError } from '../../domain/errors.ts';
+import { getThing, listUserThings, viewerState } from '../../domain/things.ts';
+import { listUserTips, tipThing } from '../../domain/tips.ts';
+import { getUser } from '../../domain/users.ts';
+import type { ThingRecord } from '../../domain/records.ts';
+import { STATUS } from '../../http/plugins/errors.ts';
+import type { WebContext } from '../index.ts';
+import { sessionPrincipal } from '../sessions.ts';
+import { noticeOf, toLogin } from './form.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** How many things and tips a page lists (the newest). */
+export const PAGE_LIST_SIZE = 50;
+
+/** The tip errors in words, for the thing page (api-v2.md "Tips": tip_once, tip_owner, no_means). */
+export const TIP_ERROR_TEXT: Record<string, string> = {
+  tip_once: 'You have already tipped this thing this month. You can tip it again next month.',
+  tip_owner: 'This is your own thing: you cannot tip it.',
+  no_means: 'You have no means to tip yet: set a monthly budget in Settings and make sure your balance covers it.',
+};
+
+/** A thing page id: digits only (1–15 of them), else undefined (→ 404). */
+function pageId(raw: string): number | undefined {
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
+}
+
+export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
+  const s = ctx.services;
+
+  /** GET / — the home page. */
+  app.get('/', async (request, reply) => ctx.page(request, reply, './home', { title: 'Tip what you like', notice: noticeOf(request) }));
+
+  /**
+   * GET /profile/:username — a user's public profile: profile fields, things (hidden ones only for
+   * their owner) and tips (unless the user hides them), newest first. Unknown user → 404 page.
+   */
+  app.get<{ Params: { username: string } }>('/profile/:username', async (request, reply) => {
+    const profile = await getUser(s, request.params.username);
+    const viewer = request.webSession && sessionPrincipal(request.webSession);
+    const page = { count: PAGE_LIST_SIZE, page: 1 };
+    const [things, tips] = await Promise.all([listUserThings(s, profile.username, viewer, page), listUserTips(s, profile.username, viewer, page)]);
+    const tipsHidden = profile.hideTips && viewer?.userId !== profile.id;
+    return ctx.page(request, reply, './profile', { title: profile.username, profile, things, tips, tipsHidden });
+  });
+
+  async function renderThing(request: FastifyRequest, reply: FastifyReply, thing: ThingRecord, extra: { error?: string; notice?: string }, status = 200) {
+    const session = request.webSession;
+    const [tips, viewer] = await Promise.all([
+      listTipsOnThing(s.database.db, thing.id, session?.userId ?? 0, { count: PAGE_LIST_SIZE, page: 1 }),
+      viewerState(s, session && sessionPrincipal(session), [thing]),
+    ]);
+    const isOwner = thing.owner.kind === 'user' && thing.owner.userId === session?.userId;
+    return ctx.page(request, reply, './thing', { title: thing.title || thing.url, thing, tips, isOwner, tipped: viewer?.tipped.has(thing.id) ?? false, ...extra }, status);
+  }
+
+  /**
+   * GET /thing/:id — a thing: title, url (a nofollow link), description, owner, tips count, tags, the
+   * tips it received (tippers who hide their tips left out) and, for a logged-in visitor who may
+   * tip it, a Tip button. Unknown or deleted thing → 404 page.
+   */
+  app.get<{ Params: { id: string } }>('/thing/:id', async (request, reply) => {
+    const thing = await getThing(s, pageId(request.params.id) ?? -1);
+    return renderThing(request, reply, thing, { notice: noticeOf(request) });
+  });
+
+  /**
+   * POST /thing/:id/tip — field _csrf. Tips the thing as the logged-in user through the API's own
+   * tipThing (same rules, same transaction). Success: 303 to `/thing/:id?done=tipped`. A refused tip
+   * (tip_once, tip_owner 403; no_means 401) re-renders the page with the reason in words.
+   * Not logged in → the log-in page, then back to the thing.
+   */
+  app.post<{ Params: { id: string } }>('/thing/:id/tip', async (request, reply) => {
+    const id = pageId(request.params.id);
+    if (id === undefined) throw new NotFoundError('Thing not found', 'things');
+    if (!request.webSession) return toLogin(request, reply, `/thing/${id}`);
+    try {
+      await tipThing(s, sessionPrincipal(request.webSession), id);
+    } catch (err) {
+      if (err instanceof DomainError && Object.hasOwn(TIP_ERROR_TEXT, err.code)) {
+        return renderThing(request, reply, await getThing(s, id), { error: TIP_ERROR_TEXT[err.code] }, STATUS[err.code]);
+      }
+      throw err;
+    }
+    return reply.code(303).redirect(`/thing/${id}?done=tipped`);
+  });
+}

@@ -1,0 +1,70 @@
+/**
+ * The user's settings (issue 6): profile fields of the User resource, "hide my tips", and the
+ * monthly budget in cents (src/domain/money/account.ts setMonthlyBudget). Log-in required.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../domain/errors.ts';
+import { getMoneySummary, MAX_BUDGET_CENTS, setMonthlyBudget } from '../../domain/money/account.ts';
+import { updateProfile } from '../../domain/users.ts';
+import { findUserById } from '../../db/repositories/users.ts';
+import type { WebContext } from '../index.ts';
+import { field, formOf, noticeOf, toLogin } from './form.ts';
+
+const PROFILE_FIELDS = ['firstname', 'lastname', 'about', 'city', 'country', 'url', 'avatar'] as const;
+
+export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
+  const s = ctx.services;
+
+  async function render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    userId: number,
+    extra: { error?: string; notice?: string; profile?: Record<string, unknown> },
+    status = 200,
+  ) {
+    const [user, money] = await Promise.all([findUserById(s.database.db, userId), getMoneySummary(s, userId)]);
+    return ctx.page(request, reply, './settings', { title: 'Settings', money, maxBudget: MAX_BUDGET_CENTS, ...extra, profile: extra.profile ?? user }, status);
+  }
+
+  /** GET /settings — the profile form and the budget form, with balance, budget and this month's tips. */
+  app.get('/settings', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply);
+    return render(request, reply, request.webSession.userId, { notice: noticeOf(request) });
+  });
+
+  /**
+   * POST /settings — fields firstname, lastname, about, city, country, url, avatar, hide_tips
+   * (checkbox), _csrf. Success: 303 to `/settings?done=profile`. Invalid input: 400 with the form
+   * as sent and the reason; nothing is written (src/domain/users.ts updateProfile).
+   */
+  app.post('/settings', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply, '/settings');
+    const form = formOf(request);
+    const input: Record<string, unknown> = { hideTips: field(form, 'hide_tips') !== '' ? 'true' : 'false' };
+    for (const f of PROFILE_FIELDS) input[f] = field(form, f);
+    try {
+      await updateProfile(s, request.webSession.userId, input);
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'validation') {
+        return render(request, reply, request.webSession.userId, { error: err.message, profile: { ...input, hideTips: input.hideTips === 'true' } }, 400);
+      }
+      throw err;
+    }
+    return reply.code(303).redirect('/settings?done=profile');
+  });
+
+  /**
+   * POST /settings/budget — fields budget_cents (whole cents, 0–MAX_BUDGET_CENTS), _csrf.
+   * Success: 303 to `/settings?done=budget`. Invalid: 400 with the reason; nothing is written.
+   */
+  app.post('/settings/budget', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply, '/settings');
+    try {
+      await setMonthlyBudget(s, request.webSession.userId, field(formOf(request), 'budget_cents'));
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'validation') return render(request, reply, request.webSession.userId, { error: err.message }, 400);
+      throw err;
+    }
+    return reply.code(303).redirect('/settings?done=budget');
+  });
+}
