@@ -7,6 +7,8 @@ import { loadConfig, type Config } from './config/index.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { buildApp } from './app.ts';
+import { startScheduler } from './scheduler/index.ts';
+import { systemClock } from './domain/clock.ts';
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
@@ -22,12 +24,21 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   process.stdout.write(`Tipjar listening on http://${config.host}:${port} (API ${config.publicUrl}/rest/v2, database ${database.engine})\n`);
+  // Settlement after each month ends, then renewal of subscriptions (SCHEDULER=on|off).
+  const scheduler = config.scheduler
+    ? startScheduler({ database, clock: systemClock, siteUrl: config.siteUrl }, {
+        intervalSeconds: config.schedulerIntervalSeconds,
+        log: (line) => process.stdout.write(`${line}\n`),
+        logError: (line) => process.stderr.write(`${line}\n`),
+      })
+    : undefined;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     process.stdout.write(`${signal}: draining requests and closing\n`);
     await app.close();
+    await scheduler?.stop();
     await database.close();
     process.exit(0);
   };

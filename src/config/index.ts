@@ -31,6 +31,11 @@ export const SettingsSchema = Type.Object({
   RATE_LIMIT_ANONYMOUS: Type.Integer({ minimum: 1, default: 1000, description: 'requests per hour without a token, per client IP' }),
   RATE_LIMIT_AUTHENTICATED: Type.Integer({ minimum: 1, default: 5000, description: "requests per hour with a token, per token's user and client" }),
   RATE_LIMIT_KEY_PREFIX: Type.String({ minLength: 1, default: 'tipjar:ratelimit', description: 'prefix of the rate-limit keys in Redis (one per deployment sharing a Redis)' }),
+  SCHEDULER: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description: 'run settlement and subscription renewal inside the server after each month ends (off: run `tipjar settle` and `tipjar subscriptions renew` from cron)',
+  }),
+  SCHEDULER_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60, description: 'how often the scheduler checks for a month that has ended, in seconds' }),
   TRUST_PROXY: Type.String({
     minLength: 1,
     default: 'false',
@@ -60,6 +65,10 @@ export interface Config {
   rateLimitKeyPrefix: string;
   /** Fastify `trustProxy`: false, true, a hop count, or proxy addresses/CIDRs */
   trustProxy: boolean | number | string[];
+  /** run settlement and renewal inside `serve` (SCHEDULER=on) */
+  scheduler: boolean;
+  /** seconds between the scheduler's checks */
+  schedulerIntervalSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -130,6 +139,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimitAuthenticated: s.RATE_LIMIT_AUTHENTICATED,
     rateLimitKeyPrefix: s.RATE_LIMIT_KEY_PREFIX,
     trustProxy,
+    scheduler: s.SCHEDULER === 'on',
+    schedulerIntervalSeconds: s.SCHEDULER_INTERVAL_SECONDS,
   };
 }
 

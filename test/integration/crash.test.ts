@@ -112,7 +112,7 @@ describe.each(ENGINES)('crash and restart of the real server on %s', (engine) =>
     await database?.remove();
   });
 
-  it('keeps every acknowledged tip and consistent counters across kill -9 and restart', { timeout: 120_000 }, async () => {
+  it('keeps every acknowledged tip and consistent counters across kill -9 and restart', { timeout: 180_000 }, async () => {
     // --- set-up: the operator CLI for one tipper (it migrates the new database), the domain services for the rest ---
     const cliName = uniqueName('cli');
     expect(await cli('users', 'create', cliName, '--email', `${cliName}@example.com`)).toContain(`created user ${cliName}`);
