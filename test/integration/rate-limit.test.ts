@@ -194,6 +194,22 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
       expectNoLimitHeaders(res);
     });
 
+    it('CORS preflights and undecodable paths are not counted and carry no rate-limit headers', async () => {
+      const ip = freshIp();
+      const preflight = await t.app.inject({
+        method: 'OPTIONS',
+        url: `${API}/things`,
+        remoteAddress: ip,
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+      });
+      expect(preflight.statusCode).toBe(204);
+      expectNoLimitHeaders(preflight);
+      const undecodable = await t.app.inject({ url: `${API}/users/%FF`, remoteAddress: ip });
+      expect(undecodable.statusCode).toBe(400);
+      expectNoLimitHeaders(undecodable);
+      expect(json(await get('/rate_limit', ip)).current_hits).toBe(0);
+    });
+
     it('CORS exposes the rate-limit headers to browsers', async () => {
       const res = await t.app.inject({ url: `${API}/categories`, remoteAddress: freshIp(), headers: { origin: 'https://app.example' } });
       const exposed = String(res.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/);
