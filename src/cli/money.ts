@@ -4,12 +4,12 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import type { Services } from '../domain/services.ts';
-import { settlePeriod, isPeriod, type SettlementReport } from '../domain/money/settlement.ts';
+import { settlePeriod, isPeriod } from '../domain/money/settlement.ts';
 import { checkLedger } from '../domain/money/ledger.ts';
 import { getEarningsByPeriod } from '../domain/money/account.ts';
-import { renewSubscriptions, type RenewalReport } from '../domain/subscriptions.ts';
+import { renewSubscriptions } from '../domain/subscriptions.ts';
+import { describeRenewal, describeSettlement } from '../domain/money/describe.ts';
 import { getUser } from '../domain/users.ts';
-import { findUsersByIds } from '../db/repositories/users.ts';
 
 type WithServices = <T>(fn: (s: Services) => Promise<T>) => Promise<T>;
 
@@ -23,23 +23,6 @@ const PAUSE_AFTER = 'TIPJAR_SETTLE_PAUSE_AFTER';
 function period(value: string): string {
   if (!isPeriod(value)) throw new InvalidArgumentError('expected a period YYYY-MM');
   return value;
-}
-
-/** One line describing a settlement run (also used by the scheduler's log). */
-export function describeSettlement(r: SettlementReport): string {
-  if (r.status === 'busy') return `${r.period} is being settled by another run (${r.claimedBy ?? '?'}, claim until ${r.claimedUntil ?? '?'}); nothing done`;
-  if (r.alreadySettled) return `${r.period} was already settled; nothing to do`;
-  return `settled ${r.period}: ${r.tippersSettled} tippers settled now, ${r.tippersSkipped} already settled, ${r.centsMoved} cents moved`;
-}
-
-/** Lines describing a renewal run: a summary, then one line per skipped subscription. */
-export async function describeRenewal(s: Services, r: RenewalReport): Promise<string[]> {
-  const skipped = r.renewals.filter((x) => x.outcome !== 'tipped');
-  const users = await findUsersByIds(s.database.db, skipped.map((x) => x.userId));
-  return [
-    `renewed subscriptions for ${r.period}: ${r.tipped} tipped, ${r.skipped} skipped`,
-    ...skipped.map((x) => `skipped: user ${users.get(x.userId)?.username ?? x.userId} → thing ${x.thingId}: ${x.outcome}`),
-  ];
 }
 
 export function registerMoneyCommands(program: Command, withServices: WithServices): void {
