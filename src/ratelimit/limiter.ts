@@ -112,15 +112,12 @@ export async function createRateLimiter(opts: RateLimiterOptions): Promise<RateL
   const redis = await connectRedis(opts.redisUrl, opts.log);
   const inRedis = (points: number) =>
     new RateLimiterRedis({
-      storeClient: redis,
+      storeClient: redis.client,
       points,
       duration: WINDOW_SECONDS,
       keyPrefix: opts.keyPrefix,
       rejectIfRedisNotReady: true,
       insuranceLimiter: memory(points),
     });
-  const close = async () => {
-    await redis.quit().catch(() => redis.disconnect());
-  };
-  return new RateLimiter(inRedis(opts.anonymousLimit), inRedis(opts.authenticatedLimit), opts.clock, close, 'redis');
+  return new RateLimiter(inRedis(opts.anonymousLimit), inRedis(opts.authenticatedLimit), opts.clock, redis.close, 'redis');
 }

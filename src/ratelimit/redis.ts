@@ -10,35 +10,53 @@ export interface RedisLog {
   warn(obj: unknown, msg?: string): void;
 }
 
+/** An open connection and the way to end it (ending is not reported as an outage). */
+export interface RedisConnection {
+  client: Redis;
+  close(): Promise<void>;
+}
+
 /**
  * Opens a connection to `url` (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS) and
- * waits until it is ready. Connection errors are logged once per outage at `warn`.
+ * waits until it is ready. A lost connection is logged once per outage at `warn`, and so is the
+ * recovery.
  * @throws Error naming REDIS_URL (without its password) when the first connection fails.
  */
-export async function connectRedis(url: string, log: RedisLog): Promise<Redis> {
-  const redis = new Redis(url, {
+export async function connectRedis(url: string, log: RedisLog): Promise<RedisConnection> {
+  const client = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 5000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 5000),
   });
-  let reported = false;
-  redis.on('error', (err: Error) => {
-    if (reported) return;
-    reported = true;
-    log.warn({ err: err.message }, 'Redis unavailable: rate limits are counted in memory per process until it is back');
-  });
-  redis.on('ready', () => {
-    if (reported) log.warn({}, 'Redis is back: rate limits are shared again');
-    reported = false;
+  let connected = false;
+  let closing = false;
+  let down = false;
+  const outage = (detail: string) => {
+    if (!connected || closing || down) return;
+    down = true;
+    log.warn({ detail }, 'Redis unavailable: rate limits are counted in memory per process until it is back');
+  };
+  client.on('error', (err: Error) => outage(err.message));
+  client.on('close', () => outage('connection closed'));
+  client.on('ready', () => {
+    if (down) log.warn({}, 'Redis is back: rate limits are shared again');
+    down = false;
   });
   try {
-    await redis.connect();
+    await client.connect();
   } catch (err) {
-    redis.disconnect();
+    client.disconnect();
     const safe = url.replace(/\/\/[^@/]*@/, '//***@');
     throw new Error(`REDIS_URL: cannot connect to ${safe}: ${(err as Error).message}`);
   }
-  return redis;
+  connected = true;
+  return {
+    client,
+    close: async () => {
+      closing = true;
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
 }
