@@ -52,8 +52,11 @@ export function normalizeCallbackDomain(raw: unknown): string {
   if (/[/:@?#\\\s]/.test(value)) {
     throw new ValidationError('callback_domain must be a host name such as "app.example.com", without scheme, port or path', 'authentication');
   }
-  const ascii = domainToASCII(value.toLowerCase());
-  if (!ascii || ascii.length > 253) throw new ValidationError(`callback_domain "${value}" is not a valid host name`, 'authentication');
+  const lower = value.toLowerCase();
+  const ascii = domainToASCII(lower);
+  // An ASCII name must come back unchanged: the WHATWG parser would turn "1.2.3" or "0x7f.1" into
+  // dotted-quad addresses, which are not what the developer typed.
+  if (!ascii || ascii.length > 253 || (/^[\x00-\x7f]*$/.test(lower) && ascii !== lower)) throw new ValidationError(`callback_domain "${value}" is not a valid host name`, 'authentication');
   if (IPV4.test(ascii)) return ascii;
   const labels = ascii.split('.');
   if (!labels.every((l) => LABEL.test(l)) || /^\d+$/.test(labels[labels.length - 1]!)) {
