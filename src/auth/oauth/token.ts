@@ -2,7 +2,7 @@
  * The token endpoint's domain half, `POST {auth_url}/oauth/token` (api-v2.md "Authentication" 4–5,
  * DECISIONS.md "OAuth 2", RFC 6749 §2.3.1, §4.1.3, §5.1–5.2, RFC 7636 §4.5–4.6), and token
  * revocation, `POST {auth_url}/oauth/revoke` (RFC 7009). Written over the RFCs rather than with
- * @node-oauth/oauth2-server: see docs/adr/0004-oauth-server.md.
+ * @node-oauth/oauth2-server: see docs/adr/0009-oauth-server.md.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { hashSecret, newSecret } from '../secrets.ts';
