@@ -1,0 +1,543 @@
+/**
+ * `npm run bench` — Tipjar's performance budgets (DESIGN.md "Performance budgets"), as a report.
+ *
+ * What it does, in order:
+ *  1. Baseline: starts bench/hello.ts (a Fastify hello-world) as a child process on 127.0.0.1 and
+ *     loads it with autocannon; every scenario's req/s is printed as a ratio to it.
+ *  2. Prepares the bench database in-process (bench/lib/setup.ts): migrations, the npm catalogue
+ *     imported once (reused when the things are already there), BENCH_USERS funded users
+ *     (`bench-u0000`, …), and a fresh `tip`-scoped token per user.
+ *  3. Starts the real server (`node bin/tipjar.js serve`, LOG_LEVEL=warn, HOST=127.0.0.1, a free
+ *     port) on that database and runs the scenarios:
+ *       - things/:id  GET /rest/v2/things/:id, anonymous, ids uniformly random over the catalogue.
+ *       - search      GET /rest/v2/things/search?query=<word>; SKIPPED (with a notice) while the
+ *                     endpoint answers 404 — it is being built separately. No numbers are faked.
+ *       - tips        POST /rest/v2/things/:id/tip, Bearer tokens of all bench users. Request n
+ *                     tips thing `offset + n mod W` as user `n mod U` (gcd(W, U) = 1), so every
+ *                     pair is new (one tip per thing, user and period) and consecutive requests
+ *                     touch different users *and* different things (no hot row). `offset` is the
+ *                     first thing no bench tip of this month touched, so reruns stay valid
+ *                     (each run uses W ≈ 600 things of ≈ 197k). A warm-up of 100 requests per
+ *                     connection precedes a run of ≈ BENCH_DURATION seconds (its request count
+ *                     is fixed from the warm-up rate, so no request is in flight when it ends).
+ *                     Afterwards the durability check reads the database: every acknowledged
+ *                     (2xx) tip is a row, rows == 2xx count, and things.tips equals the tip rows
+ *                     per thing and in total.
+ *     The server's peak RSS (max of VmRSS polled every 200 ms and VmHWM) covers all scenarios.
+ *  4. With BENCH_DATABASE_URL (postgres://…) set, the same scenarios run against PostgreSQL with
+ *     TWO server processes: one autocannon instance per process in parallel, the connections split
+ *     between them, req/s summed; the baseline for those is two hello-world processes.
+ *  5. Prints req/s, p50/p99 (ms, 2xx responses, 1 ms resolution), non-2xx, ratio to the baseline
+ *     and PASS/FAIL per budget, and writes everything to bench/results/latest.json (and a copy,
+ *     run-<start time>.json, so earlier runs stay around). The exit code
+ *     is 0 even when a budget fails (this is a report); it is 1 only when the bench itself broke.
+ *
+ * Budgets: things/:id ratio ≥ 0.5 and p99 ≤ 10 ms; tips ≥ 5000 2xx/s with every acknowledged tip
+ * durable; search p99 ≤ 50 ms; peak RSS of each server process ≤ 300 MB. A scenario with non-2xx
+ * responses or socket errors fails too (their req/s would not be the endpoint's).
+ *
+ * Environment:
+ *   BENCH_DURATION      seconds per measured scenario (default 10)
+ *   BENCH_CONNECTIONS   concurrent connections in total (default 50)
+ *   BENCH_WARMUP        seconds of unmeasured warm-up before each GET scenario (default 2)
+ *   BENCH_USERS         bench users with tokens (default 1000)
+ *   BENCH_CATALOGUE     catalogue TSV (default <project>/../shared/data/npm-packages.tsv)
+ *   BENCH_SQLITE_PATH   SQLite bench database (default bench/results/bench.db; gitignored)
+ *   BENCH_DATABASE_URL  postgres://…[?schema=s]: also run on PostgreSQL with two server processes
+ *                       (the schema is created when missing), e.g.
+ *                       postgres://postgres@127.0.0.1:5432/test?schema=bench
+ *   BENCH_SKIP_SQLITE   1: skip the SQLite run (only with BENCH_DATABASE_URL)
+ *   BENCH_RESET         1: start from an empty bench database (delete the SQLite file, drop the
+ *                       PostgreSQL schema named in ?schema=) and import everything again. A SQLite
+ *                       bench database whose migrations no longer apply is rebuilt automatically.
+ *   BENCH_SCENARIOS     comma list of scenarios to run: things,search,tips (default all)
+ *   BENCH_CPU_PROF      1: run the servers with `node --cpu-prof`; profiles (one per server
+ *                       process, covering all its scenarios) go to bench/results/prof/; summarise
+ *                       one with `node --import tsx bench/profile-summary.ts <file.cpuprofile>`
+ *   REDIS_URL, DATABASE_POOL_SIZE, SQLITE_SYNCHRONOUS
+ *                       passed through to the servers unchanged when set (like the rest of the
+ *                       environment; DATABASE_URL, PORT, HOST, PUBLIC_URL, LOG_LEVEL are set here)
+ *   RATE_LIMIT_ANONYMOUS, RATE_LIMIT_AUTHENTICATED
+ *                       default here to 1e9 per hour: the servers still count every request
+ *                       (that cost is part of the figures), but no scenario runs into the limit
+ * Server logs go to bench/results/logs/. All traffic stays on 127.0.0.1. Every child process is
+ * stopped at the end, and killed on error or Ctrl-C.
+ *
+ * Usage:
+ *   npm run bench
+ *   BENCH_DATABASE_URL='postgres://postgres@127.0.0.1:5432/test?schema=bench' npm run bench
+ *   BENCH_DURATION=3 BENCH_USERS=200 npm run bench          (a quick smoke run)
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { guardChildren, sampleRss, startServer, stopServer, type Server } from './lib/processes.ts';
+import { runLoad, type LoadFigures, type RequestsFactory } from './lib/load.ts';
+import { firstUntippedIndex, prepareBenchDatabase, type BenchData } from './lib/setup.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS = join(ROOT, 'bench', 'results');
+const LOGS = join(RESULTS, 'logs');
+
+function intEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${raw}"`);
+  return n;
+}
+
+const settings = {
+  durationS: intEnv('BENCH_DURATION', 10, 1),
+  connections: intEnv('BENCH_CONNECTIONS', 50, 2),
+  warmupS: intEnv('BENCH_WARMUP', 2, 0),
+  users: intEnv('BENCH_USERS', 1000, 2),
+  catalogue: resolve(ROOT, process.env.BENCH_CATALOGUE || '../shared/data/npm-packages.tsv'),
+  sqlitePath: resolve(ROOT, process.env.BENCH_SQLITE_PATH || 'bench/results/bench.db'),
+  postgresUrl: process.env.BENCH_DATABASE_URL || undefined,
+  skipSqlite: process.env.BENCH_SKIP_SQLITE === '1',
+  cpuProf: process.env.BENCH_CPU_PROF === '1',
+  reset: process.env.BENCH_RESET === '1',
+  scenarios: new Set((process.env.BENCH_SCENARIOS || 'things,search,tips').split(',').map((x) => x.trim())),
+};
+
+const BUDGET = { thingsRatio: 0.5, thingsP99Ms: 10, tipsPerSec: 5000, searchP99Ms: 50, rssMb: 300 };
+const API = '/rest/v2';
+
+type Verdict = 'PASS' | 'FAIL' | 'SKIPPED';
+
+interface ScenarioReport {
+  name: string;
+  verdict: Verdict;
+  /** why it failed or was skipped */
+  notes: string[];
+  figures?: LoadFigures;
+  ratio?: number;
+  durability?: Durability;
+}
+
+interface EngineReport {
+  engine: 'sqlite' | 'postgres';
+  processes: number;
+  baseline: LoadFigures;
+  things: number;
+  users: number;
+  scenarios: ScenarioReport[];
+  peakRssMb: Record<string, number>;
+  rssVerdict: Verdict;
+}
+
+interface Durability {
+  acknowledged: number;
+  rows: number;
+  missingAcknowledged: number;
+  /** things in the tipped window whose `tips` counter differs from their tip rows */
+  counterMismatches: number;
+  /** sum(things.tips) and count(tips) over the whole database */
+  totalCounter: number;
+  totalRows: number;
+  durable: boolean;
+}
+
+/** A database URL without its password, for the report. */
+function redact(url: string | undefined): string | undefined {
+  if (!url) return url;
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/** Child environment: ours, minus settings the bench decides, plus `extra`. */
+function childEnv(extra: Record<string, string>): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const k of ['DATABASE_URL', 'PORT', 'HOST', 'PUBLIC_URL', 'SITE_URL', 'AUTH_URL', 'LOG_LEVEL']) delete env[k];
+  return { ...env, ...extra };
+}
+
+async function startHello(count: number): Promise<Server[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      servers.push(
+        await startServer({
+          name: `hello-${i + 1}`,
+          args: ['--import', 'tsx', 'bench/hello.ts'],
+          cwd: ROOT,
+          env: childEnv({}),
+          logDir: LOGS,
+        }),
+      );
+    }
+    return servers;
+  } catch (err) {
+    await Promise.all(servers.map((s) => stopServer(s)));
+    throw err;
+  }
+}
+
+/** Fastify hello-world with `processes` processes, measured like the scenarios. */
+async function measureBaseline(processes: number): Promise<LoadFigures> {
+  const servers = await startHello(processes);
+  try {
+    const targets = servers.map((s) => s.url);
+    const requests: RequestsFactory = () => [{ method: 'GET', path: '/' }];
+    if (settings.warmupS > 0) await runLoad({ targets, connections: settings.connections, durationS: settings.warmupS, requests });
+    const figures = await runLoad({ targets, connections: settings.connections, durationS: settings.durationS, requests, pids: servers.map((s) => s.pid) });
+    console.log(
+      `  baseline: Fastify hello-world ×${processes}: ${fmt(figures.reqPerSec)} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ` +
+        `non-2xx ${figures.non2xx}; server CPU ${figures.serverCpuUsPerReq} µs/response, ${figures.serverCores} cores (load generator ${figures.loadGenCores})`,
+    );
+    return figures;
+  } finally {
+    await Promise.all(servers.map((s) => stopServer(s)));
+  }
+}
+
+async function startTipjar(engine: string, url: string, processes: number): Promise<Server[]> {
+  const servers: Server[] = [];
+  try {
+    // One after the other: each migrates on start, and the first has already done it for the next.
+    for (let i = 0; i < processes; i++) {
+      const server = await startServer({
+        name: `tipjar-${engine}-${i + 1}`,
+        args: [...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`] : []), 'bin/tipjar.js', 'serve'],
+        cwd: ROOT,
+        env: childEnv({
+          DATABASE_URL: url,
+          LOG_LEVEL: 'warn',
+          // Every request is still counted, but the bench measures the endpoints, not 403s.
+          RATE_LIMIT_ANONYMOUS: process.env.RATE_LIMIT_ANONYMOUS || '1000000000',
+          RATE_LIMIT_AUTHENTICATED: process.env.RATE_LIMIT_AUTHENTICATED || '1000000000',
+        }),
+        logDir: LOGS,
+        readyTimeoutMs: 120_000,
+      });
+      servers.push(server);
+    }
+    return servers;
+  } catch (err) {
+    await Promise.all(servers.map((s) => stopServer(s)));
+    throw err;
+  }
+}
+
+function loadProblems(f: LoadFigures): string[] {
+  const notes: string[] = [];
+  if (f.non2xx > 0) notes.push(`${f.non2xx} non-2xx responses (${Object.entries(f.statusCodes).map(([c, n]) => `${c}: ${n}`).join(', ')})`);
+  if (f.errors > 0) notes.push(`${f.errors} socket errors (${f.timeouts} timeouts)`);
+  return notes;
+}
+
+function verdictOf(notes: string[]): Verdict {
+  return notes.length ? 'FAIL' : 'PASS';
+}
+
+async function thingsScenario(data: BenchData, servers: Server[], baseline: LoadFigures): Promise<ScenarioReport> {
+  const targets = servers.map((s) => s.url);
+  const pids = servers.map((s) => s.pid);
+  const ids = data.thingIds;
+  const requests: RequestsFactory = () => [
+    {
+      method: 'GET',
+      setupRequest: (req) => {
+        req.path = `${API}/things/${ids[Math.floor(Math.random() * ids.length)]}`;
+        return req;
+      },
+    },
+  ];
+  if (settings.warmupS > 0) await runLoad({ targets, connections: settings.connections, durationS: settings.warmupS, requests });
+  const f = await runLoad({ targets, connections: settings.connections, durationS: settings.durationS, requests, pids });
+  const ratio = f.reqPerSec / baseline.reqPerSec;
+  const notes = loadProblems(f);
+  if (ratio < BUDGET.thingsRatio) notes.push(`ratio ${ratio.toFixed(2)} < ${BUDGET.thingsRatio}`);
+  if (f.p99Ms > BUDGET.thingsP99Ms) notes.push(`p99 ${f.p99Ms} ms > ${BUDGET.thingsP99Ms} ms`);
+  return { name: 'GET things/:id', verdict: verdictOf(notes), notes, figures: f, ratio };
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * SEARCH SCENARIO — GET /rest/v2/things/search?query=… (budget: p99 ≤ 50 ms).
+ * The endpoint is being built separately. Until it answers 200 the scenario is SKIPPED with a
+ * notice: probed once, no load is run, no figures are reported. Once it exists this runs as is.
+ * --------------------------------------------------------------------------------------------- */
+async function searchScenario(data: BenchData, servers: Server[], baseline: LoadFigures): Promise<ScenarioReport> {
+  const targets = servers.map((s) => s.url);
+  const pids = servers.map((s) => s.pid);
+  const name = 'GET things/search';
+  const probeUrl = `${targets[0]}${API}/things/search?query=${encodeURIComponent(data.queryWords[0]!)}`;
+  let status: number;
+  try {
+    const res = await fetch(probeUrl, { signal: AbortSignal.timeout(10_000) });
+    status = res.status;
+    await res.arrayBuffer();
+  } catch (err) {
+    return { name, verdict: 'FAIL', notes: [`probe failed: ${(err as Error).message}`] };
+  }
+  if (status === 404) {
+    const note = 'search endpoint answers 404 (not built yet): scenario skipped, no figures';
+    console.log(`  NOTICE: ${note}`);
+    return { name, verdict: 'SKIPPED', notes: [note] };
+  }
+  if (status !== 200) return { name, verdict: 'FAIL', notes: [`probe ${probeUrl} answered ${status}`] };
+  const words = data.queryWords;
+  const requests: RequestsFactory = () => [
+    {
+      method: 'GET',
+      setupRequest: (req) => {
+        req.path = `${API}/things/search?query=${encodeURIComponent(words[Math.floor(Math.random() * words.length)]!)}`;
+        return req;
+      },
+    },
+  ];
+  if (settings.warmupS > 0) await runLoad({ targets, connections: settings.connections, durationS: settings.warmupS, requests });
+  const f = await runLoad({ targets, connections: settings.connections, durationS: settings.durationS, requests, pids });
+  const notes = loadProblems(f);
+  if (f.p99Ms > BUDGET.searchP99Ms) notes.push(`p99 ${f.p99Ms} ms > ${BUDGET.searchP99Ms} ms`);
+  return { name, verdict: verdictOf(notes), notes, figures: f, ratio: f.reqPerSec / baseline.reqPerSec };
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+async function tipsScenario(data: BenchData, servers: Server[], baseline: LoadFigures): Promise<ScenarioReport> {
+  const targets = servers.map((s) => s.url);
+  const pids = servers.map((s) => s.pid);
+  const name = 'POST things/:id/tip';
+  const U = data.tokens.length;
+  const offset = await firstUntippedIndex(data);
+  const warmupAmount = settings.connections * 100;
+  // Pair capacity U·W must exceed every request this run can send (at a generous 60k/s).
+  const maxRequests = warmupAmount + settings.durationS * 60_000;
+  let W = Math.max(50, Math.ceil(maxRequests / U));
+  for (let i = 0; i < U && gcd(W, U) !== 1; i++) W++;
+  if (offset + W > data.thingIds.length) {
+    return {
+      name,
+      verdict: 'FAIL',
+      notes: [`this month's untipped things are used up (${offset} of ${data.thingIds.length} tipped): remove the bench database or use fewer users/seconds`],
+    };
+  }
+  const ids = data.thingIds;
+  const tokens = data.tokens;
+  const acknowledged: number[] = [];
+  // One counter per autocannon instance; instance k of K sends n = k, k+K, k+2K, …
+  const counters: number[] = [];
+  const requests: RequestsFactory = (k, K) => {
+    counters[k] ??= 0;
+    return [
+      {
+        method: 'POST',
+        setupRequest: (req, ctx) => {
+          const n = counters[k]!++ * K + k;
+          ctx.n = n;
+          req.path = `${API}/things/${ids[offset + (n % W)]}/tip`;
+          req.headers = { ...req.headers, authorization: `Bearer ${tokens[n % U]}` };
+          return req;
+        },
+        onResponse: (status, _body, ctx) => {
+          if (status >= 200 && status < 300) acknowledged.push(ctx.n as number);
+        },
+      },
+    ];
+  };
+  const startedAt = Math.floor(Date.now() / 1000) - 1;
+  const warm = await runLoad({ targets, connections: settings.connections, durationS: 0, amount: warmupAmount, requests });
+  const amount = Math.min(
+    Math.max(settings.connections * 20, Math.round(Math.max(warm.reqPerSec, 1) * settings.durationS)),
+    U * W - warmupAmount - settings.connections,
+  );
+  const f = await runLoad({ targets, connections: settings.connections, durationS: settings.durationS, amount, requests, pids });
+  const durability = await verifyTips(data, acknowledged, { offset, W, U, startedAt });
+  const notes = loadProblems(f);
+  if (warm.non2xx > 0) notes.push(`warm-up: ${loadProblems(warm).join('; ')}`);
+  if (f.okPerSec < BUDGET.tipsPerSec) notes.push(`${fmt(f.okPerSec)} tips/s < ${fmt(BUDGET.tipsPerSec)}`);
+  const acked2xx = warm.ok2xx + f.ok2xx;
+  if (acknowledged.length !== acked2xx) notes.push(`bench bookkeeping: ${acknowledged.length} acknowledged ≠ ${acked2xx} 2xx`);
+  if (durability.missingAcknowledged > 0) notes.push(`${durability.missingAcknowledged} acknowledged tips missing from the tips table`);
+  if (durability.rows !== acked2xx) notes.push(`tips rows ${durability.rows} ≠ 2xx count ${acked2xx}`);
+  if (durability.counterMismatches > 0) notes.push(`${durability.counterMismatches} things whose tips counter ≠ tip rows`);
+  if (durability.totalCounter !== durability.totalRows) notes.push(`sum(things.tips) ${durability.totalCounter} ≠ count(tips) ${durability.totalRows}`);
+  durability.durable = durability.missingAcknowledged === 0 && durability.counterMismatches === 0 && durability.totalCounter === durability.totalRows;
+  return { name, verdict: verdictOf(notes), notes, figures: f, ratio: f.reqPerSec / baseline.reqPerSec, durability };
+}
+
+/**
+ * Reads back what the tip scenario wrote (run while the servers are still up, through a separate
+ * connection: a committed tip is in the database file / WAL, whatever the server does next).
+ */
+async function verifyTips(
+  data: BenchData,
+  acknowledged: number[],
+  p: { offset: number; W: number; U: number; startedAt: number },
+): Promise<Durability> {
+  const db = data.database.db;
+  const lo = data.thingIds[p.offset]!;
+  const hi = data.thingIds[p.offset + p.W - 1]!;
+  const rows = await db
+    .selectFrom('tips')
+    .select(['tipper_id', 'thing_id'])
+    .where('thing_id', '>=', lo)
+    .where('thing_id', '<=', hi)
+    .where('created_at', '>=', p.startedAt)
+    .execute();
+  const present = new Set(rows.map((r) => `${r.tipper_id}:${r.thing_id}`));
+  let missing = 0;
+  for (const n of acknowledged) {
+    if (!present.has(`${data.userIds[n % p.U]}:${data.thingIds[p.offset + (n % p.W)]}`)) missing++;
+  }
+  const mism = await sql<{ n: number | string }>`
+    select count(*) as n from things t
+    where t.id >= ${lo} and t.id <= ${hi}
+      and t.tips <> (select count(*) from tips x where x.thing_id = t.id)`.execute(db);
+  const totals = await sql<{ a: number | string | null; b: number | string }>`
+    select (select sum(tips) from things) as a, (select count(*) from tips) as b`.execute(db);
+  return {
+    acknowledged: acknowledged.length,
+    rows: rows.length,
+    missingAcknowledged: missing,
+    counterMismatches: Number(mism.rows[0]?.n ?? 0),
+    totalCounter: Number(totals.rows[0]?.a ?? 0),
+    totalRows: Number(totals.rows[0]?.b ?? 0),
+    durable: false,
+  };
+}
+
+async function runEngine(engine: 'sqlite' | 'postgres', url: string, processes: number, baseline: LoadFigures): Promise<EngineReport> {
+  console.log(`\n== ${engine}: ${processes} server process${processes > 1 ? 'es' : ''} ==`);
+  const data = await prepareBenchDatabase(url, settings.catalogue, settings.users, { reset: settings.reset });
+  let servers: Server[] = [];
+  try {
+    servers = await startTipjar(engine, url, processes);
+    const rss = sampleRss(servers.map((s) => s.pid));
+    const scenarios: ScenarioReport[] = [];
+    const run = async (fn: () => Promise<ScenarioReport>) => {
+      const r = await fn();
+      scenarios.push(r);
+      printScenario(engine, r);
+    };
+    if (settings.scenarios.has('things')) await run(() => thingsScenario(data, servers, baseline));
+    if (settings.scenarios.has('search')) await run(() => searchScenario(data, servers, baseline));
+    if (settings.scenarios.has('tips')) await run(() => tipsScenario(data, servers, baseline));
+    const peaks = rss.stop();
+    const peakRssMb: Record<string, number> = {};
+    for (const s of servers) peakRssMb[s.name] = Math.round((peaks[s.pid] ?? 0) / 102.4) / 10;
+    const worst = Math.max(...Object.values(peakRssMb));
+    const rssVerdict: Verdict = worst <= BUDGET.rssMb ? 'PASS' : 'FAIL';
+    console.log(
+      `  ${engine.padEnd(8)} peak RSS ${Object.entries(peakRssMb).map(([n, mb]) => `${n} ${mb} MB`).join(', ')}  ` +
+        `${rssVerdict === 'PASS' ? 'PASS' : '*** FAIL ***'} (budget ≤ ${BUDGET.rssMb} MB per process)`,
+    );
+    return { engine, processes, baseline, things: data.thingIds.length, users: data.userIds.length, scenarios, peakRssMb, rssVerdict };
+  } finally {
+    await Promise.all(servers.map((s) => stopServer(s)));
+    await data.database.close();
+  }
+}
+
+function printScenario(engine: string, r: ScenarioReport): void {
+  const f = r.figures;
+  const verdict = r.verdict === 'FAIL' ? '*** FAIL ***' : r.verdict;
+  if (!f) {
+    console.log(`  ${engine.padEnd(8)} ${r.name.padEnd(20)} ${verdict}  ${r.notes.join('; ')}`);
+    return;
+  }
+  console.log(
+    `  ${engine.padEnd(8)} ${r.name.padEnd(20)} ${fmt(f.reqPerSec).padStart(7)} req/s  p50 ${String(f.p50Ms).padStart(3)} ms  ` +
+      `p99 ${String(f.p99Ms).padStart(3)} ms  non-2xx ${String(f.non2xx).padStart(5)}  ratio ${(r.ratio ?? 0).toFixed(2)}  ${verdict}` +
+      (r.notes.length ? `  (${r.notes.join('; ')})` : ''),
+  );
+  console.log(
+    `           server CPU ${f.serverCpuUsPerReq} µs/response, ${f.serverCores} cores busy (load generator ${f.loadGenCores} cores); ${fmt(f.responses)} responses in ${f.durationS} s`,
+  );
+  if (r.durability) {
+    const d = r.durability;
+    console.log(
+      `           durability: ${fmt(d.acknowledged)} acknowledged, ${fmt(d.rows)} rows, ${d.missingAcknowledged} missing, ` +
+        `${d.counterMismatches} counter mismatches, sum(things.tips) ${fmt(d.totalCounter)} vs count(tips) ${fmt(d.totalRows)} → ` +
+        `${d.durable ? 'durable' : '*** NOT DURABLE ***'}`,
+    );
+  }
+}
+
+function printSummary(engines: EngineReport[]): void {
+  console.log('\n== summary ==');
+  console.log(
+    `  ${'engine'.padEnd(8)} ${'scenario'.padEnd(20)} ${'req/s'.padStart(7)}  ${'p50'.padStart(6)}  ${'p99'.padStart(6)}  ${'non-2xx'.padStart(7)}  ${'ratio'.padStart(5)}  verdict`,
+  );
+  for (const e of engines) {
+    for (const r of e.scenarios) {
+      const f = r.figures;
+      const verdict = r.verdict === 'FAIL' ? '*** FAIL ***' : r.verdict;
+      console.log(
+        `  ${e.engine.padEnd(8)} ${r.name.padEnd(20)} ${(f ? fmt(f.reqPerSec) : '-').padStart(7)}  ${(f ? `${f.p50Ms} ms` : '-').padStart(6)}  ` +
+          `${(f ? `${f.p99Ms} ms` : '-').padStart(6)}  ${(f ? String(f.non2xx) : '-').padStart(7)}  ${(r.ratio !== undefined ? r.ratio.toFixed(2) : '-').padStart(5)}  ${verdict}`,
+      );
+    }
+    const worst = Math.max(...Object.values(e.peakRssMb));
+    console.log(`  ${e.engine.padEnd(8)} ${'peak RSS'.padEnd(20)} ${`${worst} MB`.padStart(7)}  ${''.padStart(6)}  ${''.padStart(6)}  ${''.padStart(7)}  ${''.padStart(5)}  ${e.rssVerdict === 'FAIL' ? '*** FAIL ***' : 'PASS'}`);
+  }
+  const failed = engines.flatMap((e) => [...e.scenarios.filter((s) => s.verdict === 'FAIL').map((s) => `${e.engine} ${s.name}`), ...(e.rssVerdict === 'FAIL' ? [`${e.engine} peak RSS`] : [])]);
+  console.log(failed.length ? `\n*** FAIL: ${failed.join(', ')} ***` : '\nall budgets met (skipped scenarios excepted)');
+}
+
+async function main(): Promise<void> {
+  guardChildren();
+  mkdirSync(RESULTS, { recursive: true });
+  const startedAt = new Date().toISOString();
+  const loadAverageAtStart = loadavg();
+  console.log(
+    `Tipjar bench — ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${Math.round(totalmem() / 2 ** 30)} GB, node ${process.version}; ` +
+      `${settings.connections} connections, ${settings.durationS} s per scenario, ${settings.warmupS} s warm-up, ${settings.users} users`,
+  );
+  console.log(
+    `  load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at start (other processes share these CPUs: figures are noisy when it is high)`,
+  );
+  if (settings.skipSqlite && !settings.postgresUrl) throw new Error('BENCH_SKIP_SQLITE=1 needs BENCH_DATABASE_URL');
+  const engines: EngineReport[] = [];
+  const baselines: Record<string, LoadFigures> = {};
+  const stamp = startedAt.replace(/[:.]/g, '-');
+  const writeReport = () => {
+    const report = {
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      loadAverageAtStart,
+      settings: { ...settings, postgresUrl: redact(settings.postgresUrl), scenarios: [...settings.scenarios] },
+      budgets: BUDGET,
+      baselines,
+      engines,
+    };
+    const text = JSON.stringify(report, null, 2) + '\n';
+    writeFileSync(join(RESULTS, 'latest.json'), text);
+    writeFileSync(join(RESULTS, `run-${stamp}.json`), text);
+  };
+  baselines.single = await measureBaseline(1);
+  if (!settings.skipSqlite) {
+    engines.push(await runEngine('sqlite', `sqlite:${settings.sqlitePath}`, 1, baselines.single));
+    writeReport();
+  }
+  if (settings.postgresUrl) {
+    if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(settings.postgresUrl).hostname)) {
+      throw new Error('BENCH_DATABASE_URL must point at 127.0.0.1 or localhost');
+    }
+    baselines.double = await measureBaseline(2);
+    engines.push(await runEngine('postgres', settings.postgresUrl, 2, baselines.double));
+  }
+  writeReport();
+  printSummary(engines);
+  console.log(`\nfigures written to ${join(RESULTS, 'latest.json')}`);
+}
+
+try {
+  await main();
+} catch (err) {
+  console.error('bench failed:', err);
+  process.exitCode = 1;
+}
