@@ -69,8 +69,10 @@ export function registerFormats(app: FastifyInstance): void {
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    const type = String(reply.getHeader('content-type') ?? '');
+    let type = String(reply.getHeader('content-type') ?? '');
     if (typeof payload !== 'string' || !type) return payload;
+    // Fastify appends `; charset=utf-8` to every *json type; activity streams are sent as the spec writes it.
+    if (type.startsWith(CONTENT_TYPE.as) && type !== CONTENT_TYPE.as) reply.header('content-type', (type = CONTENT_TYPE.as));
     // 406 and other errors raised before negotiation stay JSON.
     if (request.format === 'xml' && type.startsWith('application/json') && reply.statusCode !== 406) {
       const textXml = (request as FastifyRequest & { textXml?: boolean }).textXml;

@@ -5,6 +5,7 @@ import { thingRoutes } from './things/index.ts';
 import { tipRoutes } from './tips/index.ts';
 import { userRoutes } from './users/index.ts';
 import { referenceRoutes } from './reference/index.ts';
+import { activityRoutes } from './activities/index.ts';
 import { rateLimitRoutes } from './rate-limit/index.ts';
 import { searchRoutes } from './search/index.ts';
 
@@ -14,5 +15,6 @@ export function apiRoutes(app: FastifyInstance, ctx: RouteContext): void {
   tipRoutes(app, ctx);
   userRoutes(app, ctx);
   referenceRoutes(app);
+  activityRoutes(app, ctx);
   rateLimitRoutes(app);
 }

@@ -8,25 +8,45 @@ import { single } from '../../../domain/input.ts';
 import { requireScope, requireToken } from '../../plugins/authenticate.ts';
 import { parseFull, parseId, parsePage, type Query } from '../../params.ts';
 import { bodyOf, methodOverride, presentThingsFor, type RouteContext } from '../../context.ts';
+import { FEED_LIST_FORMATS } from '../../../formats/negotiation.ts';
+import { getUser } from '../../../domain/users.ts';
+import { pageQuery, sendFeed, thingItems, userAuthor, wantsFeed } from '../../feeds.ts';
 
 export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
   const thingUrl = (id: number) => `${ctx.urls.api}/things/${id}`;
 
-  /** GET /users/:username/things — a user's things, newest first, paged; hidden ones only for the owner. */
-  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/things', { config: { xmlRoot: 'things' } }, async (request) => {
+  const feedConfig = { formats: FEED_LIST_FORMATS, xmlRoot: 'things' };
+  const thingsFeed = (username: string, page: ReturnType<typeof parsePage>) => ({
+    title: `Things by ${username}`,
+    path: `/users/${encodeURIComponent(username)}/things`,
+    query: pageQuery(page),
+    author: userAuthor(ctx, username),
+  });
+
+  /**
+   * GET /users/:username/things — a user's things, newest first, paged; hidden ones only for the
+   * owner. `.as`/`.atom`: the same things as `post` items by their owner (src/http/feeds.ts).
+   */
+  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/things', { config: feedConfig }, async (request, reply) => {
     const page = parsePage(request.query);
     const full = parseFull(request.query);
     const things = await listUserThings(s, request.params.username, request.principal, page);
+    if (wantsFeed(request)) {
+      const { username } = await getUser(s, request.params.username);
+      return sendFeed(ctx, request, reply, thingItems(things), thingsFeed(username, page));
+    }
     return presentThingsFor(ctx, request, things, full);
   });
 
-  /** GET /user/things — the caller's things (token, any scope), hidden included. */
-  app.get<{ Querystring: Query }>('/user/things', { config: { xmlRoot: 'things' } }, async (request) => {
+  /** GET /user/things — the caller's things (token, any scope), hidden included. `.as`/`.atom`: as `post` items. */
+  app.get<{ Querystring: Query }>('/user/things', { config: feedConfig }, async (request, reply) => {
     const principal = requireToken(request);
     const page = parsePage(request.query);
     const full = parseFull(request.query);
-    return presentThingsFor(ctx, request, await listOwnThings(s, principal, page), full);
+    const things = await listOwnThings(s, principal, page);
+    if (wantsFeed(request)) return sendFeed(ctx, request, reply, thingItems(things), thingsFeed(principal.username, page));
+    return presentThingsFor(ctx, request, things, full);
   });
 
   /**

@@ -9,6 +9,11 @@ import { parseFull, parseId, parsePage, type Query } from '../../params.ts';
 import { bodyOf, fullUsers, type RouteContext } from '../../context.ts';
 import { ownerIds, presentThingConfirmation, presentTip } from '../../presenters.ts';
 import { single } from '../../../domain/input.ts';
+import { FEED_LIST_FORMATS } from '../../../formats/negotiation.ts';
+import { getUser } from '../../../domain/users.ts';
+import { getThing } from '../../../domain/things.ts';
+import { thingPage } from '../../../formats/activitystreams.ts';
+import { pageQuery, sendFeed, tipItems, tipsOnVisibleThings, userAuthor, wantsFeed } from '../../feeds.ts';
 
 export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
@@ -25,27 +30,59 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
     thing: presentThingConfirmation(ctx.urls, thing),
   });
 
-  /** GET /users/:username/tips — newest first, paged; 200 [] when the user hides their tips. */
-  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/tips', { config: { xmlRoot: 'tips' } }, async (request) => {
+  const config = { formats: FEED_LIST_FORMATS, xmlRoot: 'tips' };
+
+  /**
+   * GET /users/:username/tips — newest first, paged; 200 [] when the user hides their tips.
+   * `.as`/`.atom`: the same page of tips as `like` items, less tips on hidden things the caller
+   * does not own (src/http/feeds.ts).
+   */
+  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/tips', { config }, async (request, reply) => {
     const page = parsePage(request.query);
     parseFull(request.query);
-    return presentTips(request, await listUserTips(s, request.params.username, request.principal, page));
+    const tips = await listUserTips(s, request.params.username, request.principal, page);
+    if (wantsFeed(request)) {
+      const { username } = await getUser(s, request.params.username);
+      const path = `/users/${encodeURIComponent(username)}/tips`;
+      const items = tipItems(tipsOnVisibleThings(tips, request.principal?.userId));
+      return sendFeed(ctx, request, reply, items, { title: `Tips by ${username}`, path, query: pageQuery(page), author: userAuthor(ctx, username) });
+    }
+    return presentTips(request, tips);
   });
 
-  /** GET /user/tips — the caller's tips (token, any scope). */
-  app.get<{ Querystring: Query }>('/user/tips', { config: { xmlRoot: 'tips' } }, async (request) => {
+  /** GET /user/tips — the caller's tips (token, any scope). `.as`/`.atom`: as `like` items, hidden things as above. */
+  app.get<{ Querystring: Query }>('/user/tips', { config }, async (request, reply) => {
     const principal = requireToken(request);
     const page = parsePage(request.query);
     parseFull(request.query);
-    return presentTips(request, await listOwnTips(s, principal, page));
+    const tips = await listOwnTips(s, principal, page);
+    if (wantsFeed(request)) {
+      const { username } = principal;
+      const path = `/users/${encodeURIComponent(username)}/tips`;
+      const items = tipItems(tipsOnVisibleThings(tips, principal.userId));
+      return sendFeed(ctx, request, reply, items, { title: `Tips by ${username}`, path, query: pageQuery(page), author: userAuthor(ctx, username) });
+    }
+    return presentTips(request, tips);
   });
 
-  /** GET /things/:id/tips — who tipped a thing (token required, any scope). */
-  app.get<{ Params: { id: string }; Querystring: Query }>('/things/:id/tips', { config: { xmlRoot: 'tips' } }, async (request) => {
+  /**
+   * GET /things/:id/tips — who tipped a thing (token required, any scope). `.as`/`.atom`: as `like`
+   * items (a hidden thing's too: its id is the capability); the Atom feed's author is the thing's owner.
+   */
+  app.get<{ Params: { id: string }; Querystring: Query }>('/things/:id/tips', { config }, async (request, reply) => {
     const principal = requireToken(request);
     const page = parsePage(request.query);
     parseFull(request.query);
-    return presentTips(request, await listThingTips(s, principal, parseId(request.params.id) ?? -1, page));
+    const id = parseId(request.params.id) ?? -1;
+    const tips = await listThingTips(s, principal, id, page);
+    if (wantsFeed(request)) {
+      const thing = await getThing(s, id);
+      const author = thing.owner.kind === 'user' ? userAuthor(ctx, thing.owner.username) : { name: thing.owner.identity };
+      const title = `Tips on "${thing.title !== '' ? thing.title : thing.url}"`;
+      const feed = { title, path: `/things/${thing.id}/tips`, query: pageQuery(page), alternateUrl: thingPage(ctx.urls.site, thing.id), author };
+      return sendFeed(ctx, request, reply, tipItems(tips), feed);
+    }
+    return presentTips(request, tips);
   });
 
   /** POST /things/:id/tip (scope `tip`) — 200 `{message: "ok", description, thing}` (8-field thing). */
