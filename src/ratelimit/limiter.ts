@@ -7,6 +7,7 @@
  * counters whatever the store's own expiry; keys expire shortly after their window ends.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { isIP } from 'node:net';
 import type { Clock } from '../domain/clock.ts';
 import type { Principal } from '../domain/records.ts';
 import { connectRedis, type RedisLog } from './redis.ts';
@@ -18,15 +19,33 @@ import { statusOf, windowAt, WINDOW_SECONDS, type RateLimitStatus } from './wind
  */
 export const EXPIRY_GRACE_SECONDS = 60;
 
-/** Whom a request is counted against. */
+/**
+ * The network an anonymous client is counted as: an IPv4 address as is (also when IPv4-mapped,
+ * `::ffff:192.0.2.1`), an IPv6 address by its /64 (`2001:db8:0:1::/64`), since one subscriber
+ * usually holds a whole /64 and could otherwise take a fresh window per address.
+ */
+export function clientNetwork(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (isIP(ip) !== 6) return ip;
+  const [head = '', tail] = ip.toLowerCase().split('%')[0]!.split('::') as [string, string | undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  // An embedded dotted IPv4 tail only ever lies in the last 32 bits, outside the /64.
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+/** Whom a request is counted against (`ip`: see clientNetwork). */
 export type Subject = { kind: 'anonymous'; ip: string } | { kind: 'token'; userId: number; clientId: number | null };
 
 /**
  * The subject of a request: the token's user and client when a valid token came with it, else
- * the client IP (also for requests whose token is invalid: they are counted, then refused with 401).
+ * the client's network (see clientNetwork; also for requests whose token is invalid: they are
+ * counted, then refused with 401).
  */
 export function subjectOf(principal: Principal | undefined, ip: string): Subject {
-  return principal ? { kind: 'token', userId: principal.userId, clientId: principal.clientId } : { kind: 'anonymous', ip };
+  return principal ? { kind: 'token', userId: principal.userId, clientId: principal.clientId } : { kind: 'anonymous', ip: clientNetwork(ip) };
 }
 
 /** The store key of a subject within a window (the store adds the configured prefix). */

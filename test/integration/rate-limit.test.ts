@@ -326,6 +326,15 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
       expectLimitHeaders(other, 3, 1, WINDOW_END);
     });
 
+    it('IPv6 clients are counted per /64: addresses of one /64 share a window, another /64 has its own', async () => {
+      const get = (ip: string) => t.app.inject({ url: `${API}/categories`, remoteAddress: ip });
+      expectLimitHeaders(await get('2001:db8:aa:1::1'), 3, 1, WINDOW_END);
+      expectLimitHeaders(await get('2001:db8:aa:1:ffff:ffff:ffff:ffff'), 3, 2, WINDOW_END);
+      expectLimitHeaders(await get('2001:db8:aa:1::2'), 3, 3, WINDOW_END);
+      expect((await get('2001:db8:aa:1::3')).statusCode).toBe(403);
+      expectLimitHeaders(await get('2001:db8:aa:2::1'), 3, 1, WINDOW_END);
+    });
+
     it('requests with a token are counted per (user, client): not per IP, not per token, and apart from the IP', async () => {
       const s = t.services;
       const alice = await buildUser(s);

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { httpDate, statusOf, windowAt } from '../../../src/ratelimit/window.ts';
-import { keyOf, subjectOf } from '../../../src/ratelimit/limiter.ts';
+import { clientNetwork, keyOf, subjectOf } from '../../../src/ratelimit/limiter.ts';
 import { ConfigError, loadConfig } from '../../../src/config/index.ts';
 
 describe('windowAt', () => {
@@ -41,6 +41,18 @@ describe('subjects and keys', () => {
   it('a valid token counts against (user, client); no token against the IP', () => {
     expect(subjectOf(principal, '10.0.0.1')).toEqual({ kind: 'token', userId: 7, clientId: 3 });
     expect(subjectOf(undefined, '10.0.0.1')).toEqual({ kind: 'anonymous', ip: '10.0.0.1' });
+  });
+  it('anonymous clients: IPv4 as is (also IPv4-mapped), IPv6 by its /64', () => {
+    expect(clientNetwork('192.0.2.1')).toBe('192.0.2.1');
+    expect(clientNetwork('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(clientNetwork('2001:db8:0:1:2:3:4:5')).toBe('2001:db8:0:1::/64');
+    expect(clientNetwork('2001:DB8:0000:0001::5')).toBe('2001:db8:0:1::/64');
+    expect(clientNetwork('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientNetwork('2001:db8:0:1::')).toBe('2001:db8:0:1::/64');
+    expect(clientNetwork('::1')).toBe('0:0:0:0::/64');
+    expect(clientNetwork('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(clientNetwork('::ffff:c000:201')).toBe('0:0:0:0::/64');
+    expect(subjectOf(undefined, '2001:db8:0:1::7')).toEqual({ kind: 'anonymous', ip: '2001:db8:0:1::/64' });
   });
   it('keys carry the window start; operator tokens (no client) have client "none"', () => {
     expect(keyOf({ kind: 'token', userId: 7, clientId: 3 }, 1342519200)).toBe('1342519200:user:7:client:3');
