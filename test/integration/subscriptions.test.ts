@@ -95,6 +95,11 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
 
     const thing = json(await t.app.inject({ url: `${API}/things/${thingId}`, headers: bearer(fan.token) }));
     expect(thing).toMatchObject({ subscribed: true, tipped: true });
+
+    const xml = await t.app.inject({ url: `${API}/user/subscriptions.xml`, headers: bearer(fan.token) });
+    expect(xml.statusCode).toBe(200);
+    expect(xml.headers['content-type']).toMatch(/^application\/xml/);
+    expect(xml.body).toContain('<subscriptions><subscription><type>subscription</type><active>true</active>');
   });
 
   it('GET /user/subscriptions: [] without subscriptions, 401 without a token, 403 without scope tip', async () => {
