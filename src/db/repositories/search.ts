@@ -9,7 +9,7 @@ import type { Engine } from '../connect.ts';
 import type { Executor } from '../transaction.ts';
 import type { PageRequest, ThingRecord } from '../../domain/records.ts';
 import type { TagExpression } from '../../domain/tag-expression.ts';
-import { toThingRecord } from './things.ts';
+import { findThingsByIds } from './things.ts';
 
 /** The orders of the spec's `sort` parameter. */
 export type SearchSort = 'relevance' | 'trend' | 'tips' | 'tips_month' | 'tips_week' | 'tips_day';
@@ -49,11 +49,7 @@ export const TREND_HALF_LIFE = 3 * 86400;
 export const TREND_WINDOW = 30 * 86400;
 
 /** bm25 column weights (title, description, tags, url) on SQLite, like the A/C/B/D weights on PostgreSQL. */
-const BM25 = sql.raw('bm25(things_fts, 10.0, 2.0, 5.0, 1.0)');
-
-const COLUMNS = sql.raw(`things.id, things.url, things.title, things.description, things.category, things.language,
-  things.tags, things.image, things.hidden, things.owner_user_id, things.owner_identity, things.tips,
-  things.tips_user_count, things.last_tip_at, things.created_at, things.updated_at, users.username as owner_username`);
+const BM25_WEIGHTS = '10.0, 2.0, 5.0, 1.0';
 
 /** The FTS5 MATCH string for words: each one quoted (so no word is ever read as FTS5 syntax), all required. */
 export function fts5Query(words: string[]): string {
@@ -74,10 +70,9 @@ function tagCondition(e: TagExpression): RawBuilder<unknown> {
   }
 }
 
-/** Every condition but the full-text one. */
+/** The conditions on `things` columns other than visibility and full text. */
 function filterConditions(c: SearchCriteria): RawBuilder<unknown>[] {
-  const where: RawBuilder<unknown>[] = [sql`things.deleted_at is null`];
-  where.push(c.viewerUserId === undefined ? sql`things.hidden = 0` : sql`(things.hidden = 0 or things.owner_user_id = ${c.viewerUserId})`);
+  const where: RawBuilder<unknown>[] = [];
   if (c.urlKey !== undefined) where.push(sql`things.url_key = ${c.urlKey}`);
   if (c.ownerUserId !== undefined) where.push(sql`things.owner_user_id = ${c.ownerUserId}`);
   if (c.languages?.length) where.push(sql`things.language in (${sql.join(c.languages)})`);
@@ -86,27 +81,80 @@ function filterConditions(c: SearchCriteria): RawBuilder<unknown>[] {
   return where;
 }
 
+const and = (conditions: RawBuilder<unknown>[]) => sql.join(conditions, sql` and `);
+
 /**
- * The per-thing score of a tip-based sort, as a derived table `(thing_id, score)` holding only
- * things with a score (tips in the window, through the tips(created_at) index), or undefined for
- * `tips` (the things.tips counter) and `relevance`.
+ * The matching things as a relation `(id, rank)`: the visible things, plus (with a viewer) the
+ * viewer's own hidden things; with `ranked`, `rank` orders by relevance ascending (bm25 on SQLite,
+ * -ts_rank on PostgreSQL), else it is 0.
  */
-function scoreTable(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | undefined {
+function matches(engine: Engine, c: SearchCriteria, words: string[] | undefined, ranked: boolean): RawBuilder<unknown> {
+  const filters = filterConditions(c);
+  const parts: RawBuilder<unknown>[] = [];
+  if (engine === 'sqlite') {
+    const part = (table: 'things_fts' | 'things_fts_hidden', extra: RawBuilder<unknown>[]) => {
+      const fts = sql.raw(table);
+      const where = [sql`${fts} match ${fts5Query(words!)}`, ...extra, ...filters];
+      const join = extra.length || filters.length ? sql`join things on things.id = ${fts}.rowid` : sql``;
+      const rank = ranked ? sql`bm25(${fts}, ${sql.raw(BM25_WEIGHTS)})` : sql`0`;
+      return sql`select ${fts}.rowid as id, ${rank} as rank from ${fts} ${join} where ${and(where)}`;
+    };
+    if (words) {
+      parts.push(part('things_fts', []));
+      if (c.viewerUserId !== undefined) parts.push(part('things_fts_hidden', [sql`things.owner_user_id = ${c.viewerUserId}`]));
+    }
+  }
+  if (parts.length === 0) {
+    const full = words ? sql`plainto_tsquery('english', ${words.join(' ')})` : undefined;
+    const rank = full && ranked ? sql`-ts_rank(things.search_vector, ${full})` : sql`0`;
+    const part = (from: RawBuilder<unknown>, visibility: RawBuilder<unknown>[]) => {
+      const where = [sql`things.deleted_at is null`, ...visibility, ...(full ? [sql`things.search_vector @@ ${full}`] : []), ...filters];
+      return sql`select things.id as id, ${rank} as rank from ${from} where ${and(where)}`;
+    };
+    // SQLite has no statistics to prefer the covering things_visible index over things_url_key
+    // (which would read every row): name it, unless the url filter makes things_url_key the one.
+    const visible = engine === 'sqlite' && c.urlKey === undefined ? sql`things indexed by things_visible` : sql`things`;
+    parts.push(part(visible, [sql`things.hidden = 0`]));
+    if (c.viewerUserId !== undefined) parts.push(part(sql`things`, [sql`things.owner_user_id = ${c.viewerUserId}`, sql`things.hidden <> 0`]));
+  }
+  return parts.length === 1 ? parts[0]! : sql`${parts[0]!} union all ${parts[1]!}`;
+}
+
+/**
+ * The per-thing scores of a tip-based sort as a relation `(thing_id, score)` holding only things
+ * with a score above 0 (few, next to the catalogue): tips in the window through the
+ * tips(created_at) index, or the `things.tips` counter of things that have tip rows.
+ */
+function scores(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | undefined {
   if (c.sort === 'trend') {
     const since = c.now - TREND_WINDOW;
     const weight =
       engine === 'postgres'
         ? sql`power(2.0, (tips.created_at - ${c.now})::float8 / ${TREND_HALF_LIFE})`
         : sql`power(2.0, (tips.created_at - ${c.now}) * 1.0 / ${TREND_HALF_LIFE})`;
-    return sql`(select tips.thing_id, sum(${weight}) as score from tips
-      where tips.created_at > ${since} and tips.created_at <= ${c.now} group by tips.thing_id)`;
+    return sql`select tips.thing_id as thing_id, sum(${weight}) as score from tips
+      where tips.created_at > ${since} and tips.created_at <= ${c.now} group by tips.thing_id`;
   }
   if (c.sort === 'tips_month' || c.sort === 'tips_week' || c.sort === 'tips_day') {
     const since = c.now - SORT_WINDOWS[c.sort];
-    return sql`(select tips.thing_id, count(*) as score from tips
-      where tips.created_at > ${since} and tips.created_at <= ${c.now} group by tips.thing_id)`;
+    return sql`select tips.thing_id as thing_id, count(*) as score from tips
+      where tips.created_at > ${since} and tips.created_at <= ${c.now} group by tips.thing_id`;
+  }
+  if (c.sort === 'tips') {
+    return sql`select things.id as thing_id, things.tips as score from things
+      where things.id in (select distinct tips.thing_id from tips) and things.tips > 0`;
   }
   return undefined;
+}
+
+async function ids(ex: Executor, query: RawBuilder<unknown>): Promise<number[]> {
+  const r = await sql<{ id: number | string }>`${query}`.execute(ex);
+  return r.rows.map((row) => Number(row.id));
+}
+
+async function count(ex: Executor, query: RawBuilder<unknown>): Promise<number> {
+  const r = await sql<{ n: number | string }>`select count(*) as n from (${query}) as counted`.execute(ex);
+  return Number(r.rows[0]?.n ?? 0);
 }
 
 /**
@@ -115,52 +163,33 @@ function scoreTable(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | un
  * Orders: `relevance` with words: full-text rank (bm25 / ts_rank), best first; `relevance`
  * without words: newest first; `tips`: the all-time tip count; `tips_month|week|day`: tips in the
  * last 30/7/1 days before `c.now`; `trend`: tips in the last 30 days, each weighing
- * 2^(-age / 3 days). Ties (and things without tips in a window) are newest first: created_at,
- * then id, descending.
+ * 2^(-age / 3 days). Ties, and things without a score, are newest first (the most recently
+ * registered first, by id). A tip sort is two index-friendly queries: the scored things (few)
+ * in score order, then the others newest first.
  * @param engine the dialect of `ex` (the full-text SQL differs).
  */
 export async function searchThings(ex: Executor, engine: Engine, c: SearchCriteria): Promise<SearchPage> {
   if (c.words !== undefined && c.words.length === 0) return { total: 0, things: [] };
-  const where = filterConditions(c);
-  const words = c.words;
-  let from = sql`things`;
-  let rank: RawBuilder<unknown> | undefined;
-  if (words) {
-    if (engine === 'sqlite') {
-      from = sql`things_fts join things on things.id = things_fts.rowid`;
-      where.push(sql`things_fts match ${fts5Query(words)}`);
-      rank = sql`${BM25} asc`;
-    } else {
-      const query = sql`plainto_tsquery('english', ${words.join(' ')})`;
-      where.push(sql`things.search_vector @@ ${query}`);
-      rank = sql`ts_rank(things.search_vector, ${query}) desc`;
-    }
-  }
-  const condition = sql.join(where, sql` and `);
-  const newest = sql`things.created_at desc, things.id desc`;
-
-  const totalRow = await sql<{ total: number | string }>`select count(*) as total from ${from} where ${condition}`.execute(ex);
-  const total = Number(totalRow.rows[0]?.total ?? 0);
+  const m = matches(engine, c, c.words, c.sort === 'relevance' && c.words !== undefined);
+  const total = await count(ex, m);
   const offset = (c.page - 1) * c.count;
   if (total <= offset) return { total, things: [] };
 
-  let order: RawBuilder<unknown>;
-  let join = sql``;
-  const scores = scoreTable(engine, c);
-  if (scores) {
-    join = sql`left join ${scores} as scores on scores.thing_id = things.id`;
-    order = sql`coalesce(scores.score, 0) desc, ${newest}`;
-  } else if (c.sort === 'tips') {
-    order = sql`things.tips desc, ${newest}`;
+  let pageIds: number[];
+  const scored = scores(engine, c);
+  if (scored) {
+    const scoredMatches = sql`select m.id as id, s.score as score from (${m}) as m join (${scored}) as s on s.thing_id = m.id`;
+    const scoredTotal = await count(ex, scoredMatches);
+    pageIds = offset < scoredTotal ? await ids(ex, sql`${scoredMatches} order by s.score desc, m.id desc limit ${c.count} offset ${offset}`) : [];
+    if (pageIds.length < c.count) {
+      const rest = sql`select m.id as id from (${m}) as m where m.id not in (select thing_id from (${scored}) as s)`;
+      pageIds.push(...(await ids(ex, sql`${rest} order by m.id desc limit ${c.count - pageIds.length} offset ${Math.max(0, offset - scoredTotal)}`)));
+    }
+  } else if (c.words && c.sort === 'relevance') {
+    pageIds = await ids(ex, sql`select m.id as id from (${m}) as m order by m.rank, m.id desc limit ${c.count} offset ${offset}`);
   } else {
-    order = rank ? sql`${rank}, ${newest}` : newest;
+    pageIds = await ids(ex, sql`select m.id as id from (${m}) as m order by m.id desc limit ${c.count} offset ${offset}`);
   }
-  const rows = await sql<Parameters<typeof toThingRecord>[0]>`select ${COLUMNS}
-    from ${from}
-    left join users on users.id = things.owner_user_id
-    ${join}
-    where ${condition}
-    order by ${order}
-    limit ${c.count} offset ${offset}`.execute(ex);
-  return { total, things: rows.rows.map(toThingRecord) };
+  const found = new Map((await findThingsByIds(ex, pageIds)).map((t) => [t.id, t]));
+  return { total, things: pageIds.flatMap((id) => found.get(id) ?? []) };
 }
