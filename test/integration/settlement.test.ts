@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { fixedClock } from '../helpers/app.ts';
 import { ledgerSnapshot, moneyUser, ownedThing, principalOf } from '../helpers/money.ts';
@@ -422,7 +423,13 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
       const tx = await db.selectFrom('ledger_transactions').select('id').where('reference', '=', settlementReference('2025-06', fan.id)).executeTakeFirstOrThrow();
       const entry = await db.selectFrom('ledger_entries').select('id').where('transaction_id', '=', tx.id).where('tip_id', 'is not', null).executeTakeFirstOrThrow();
       await db.updateTable('ledger_entries').set({ tip_id: null }).where('id', '=', entry.id).execute();
+      // A share moved onto another tipper's tip.
+      const otherTip = await db.selectFrom('tips').innerJoin('users', 'users.id', 'tips.tipper_id').select('tips.id').where('users.username', '=', 'tipper-0').executeTakeFirstOrThrow();
+      const tx2 = await db.selectFrom('ledger_transactions').innerJoin('users', (j) => j.on('users.username', '=', 'tipper-2')).select(['ledger_transactions.id', 'ledger_transactions.reference', 'users.id as uid']).whereRef('ledger_transactions.reference', '=', sql<string>`cast('settle:2025-06:' as text) || cast(users.id as text)`).executeTakeFirstOrThrow();
+      const share2 = await db.selectFrom('ledger_entries').select('id').where('transaction_id', '=', tx2.id).where('tip_id', 'is not', null).executeTakeFirstOrThrow();
+      await db.updateTable('ledger_entries').set({ tip_id: otherTip.id }).where('id', '=', share2.id).execute();
       const breaches = await checkLedger(broken.s);
+      expect(breaches.map((b) => b.message)).toContain(`${tx2.reference} pays for tip ${otherTip.id}, which is not a tip of that tipper in that period`);
       const kinds = new Set(breaches.map((x) => x.invariant));
       expect([...kinds].sort()).toEqual(['account', 'period', 'sign', 'sum', 'user_balance']);
       const res = await cli(broken.db.url, ['ledger', 'check'], {}, children).done;

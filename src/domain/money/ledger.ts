@@ -25,8 +25,9 @@ export interface LedgerBreach {
  * 5. no balance, earnings or held account is negative, no funding account positive;
  * 6. settled periods are consistent: status `settled` has `settled_at`; every tipper of the period
  *    has exactly one settlement transaction and every tip exactly one share entry; the shares of
- *    one tipper differ by at most one cent and none is negative; no settlement transaction exists
- *    for a period that was never claimed for settlement.
+ *    one tipper differ by at most one cent and none is negative; each share pays for a tip of that
+ *    tipper in that period and each debit is the tipper's balance; no settlement transaction
+ *    exists for a period that was never claimed for settlement.
  * @returns every breach found (empty when the ledger is sound); reading only.
  */
 export async function checkLedger(s: Services): Promise<LedgerBreach[]> {
@@ -109,6 +110,35 @@ async function checkPeriods(s: Services, add: (invariant: string, message: strin
     const st = period === null ? undefined : status.get(period);
     if (st !== 'settling' && st !== 'settled') add('period', `settlement transactions exist for period ${period ?? '(none)'}, which was never claimed for settlement`);
   }
+
+  const misplaced = await db
+    .selectFrom('ledger_entries as e')
+    .innerJoin('ledger_transactions as t', 't.id', 'e.transaction_id')
+    .innerJoin('tips', 'tips.id', 'e.tip_id')
+    .select(['e.id', 'e.tip_id', 't.reference'])
+    .where('t.kind', '=', 'settlement')
+    .where((eb) =>
+      eb.or([
+        eb('tips.period', '<>', eb.ref('t.period')),
+        eb('t.reference', '<>', sql<string>`cast('settle:' as text) || tips.period || cast(':' as text) || cast(tips.tipper_id as text)`),
+      ]),
+    )
+    .orderBy('e.id')
+    .limit(100)
+    .execute();
+  for (const m of misplaced) add('period', `${m.reference} pays for tip ${m.tip_id}, which is not a tip of that tipper in that period`);
+
+  const wrongDebit = await db
+    .selectFrom('ledger_entries as e')
+    .innerJoin('ledger_transactions as t', 't.id', 'e.transaction_id')
+    .innerJoin('ledger_accounts as a', 'a.id', 'e.account_id')
+    .select(['t.reference', 'a.account_key'])
+    .where('t.kind', '=', 'settlement')
+    .where('e.tip_id', 'is', null)
+    .where('a.account_key', '<>', sql<string>`cast('balance:user:' as text) || substr(t.reference, ${'settle:YYYY-MM:'.length + 1})`)
+    .limit(100)
+    .execute();
+  for (const w of wrongDebit) add('period', `${w.reference} debits ${w.account_key}, not the tipper's balance`);
 
   for (const p of periods.filter((x) => x.status === 'settled')) {
     const unsettled = await db
