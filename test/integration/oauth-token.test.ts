@@ -9,6 +9,7 @@ import { API, bearer, buildTestApp, fixedClock, json, type TestApp } from '../he
 import { buildThing, buildUser, type TestUser } from '../helpers/factories.ts';
 import { authorizeCode, basic, buildClient, pkcePair, REDIRECT_URI, type TestClient } from '../helpers/oauth.ts';
 import { deleteClient, listAuthorizedApps, revokeAuthorization, rotateClientSecret } from '../../src/auth/oauth/clients.ts';
+import { exchangeAuthorizationCode } from '../../src/auth/oauth/token.ts';
 
 const START = 1_767_225_600; // 2026-01-01T00:00:00Z
 const PAST_EXPIRES = 'Thu, 19 Nov 1981 08:52:00 GMT';
@@ -51,6 +52,17 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
 
   const tokenRow = (token: string) =>
     t.db.database.db.selectFrom('access_tokens').selectAll().where('token_hash', '=', createHash('sha256').update(token).digest('hex')).executeTakeFirstOrThrow();
+  const liveTokensOf = async (clientRowId: number) =>
+    Number(
+      (
+        await t.db.database.db
+          .selectFrom('access_tokens')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('client_id', '=', clientRowId)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const me = (token: string) => t.app.inject({ url: `${API}/user`, headers: bearer(token) });
 
   describe('RFC 6749 §4.1.3 / §5.1 access token request and response', () => {
@@ -165,6 +177,28 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
       const { code } = await authorizeCode(t.services, own, user.user.id);
       expectError(await exchange(code, {}, own), 401, 'invalid_client');
       expect((await exchange(code, {}, { ...own, clientSecret })).statusCode).toBe(200);
+    });
+
+    it('a client deleted after it authenticated gets no token (re-checked in the transaction)', async () => {
+      const gone = await buildClient(t.services);
+      const { code } = await authorizeCode(t.services, gone, user.user.id);
+      await deleteClient(t.services, gone.clientId);
+      await expect(exchangeAuthorizationCode(t.services, gone.client, { code, redirectUri: REDIRECT_URI, codeVerifier: undefined })).rejects.toMatchObject({
+        error: 'invalid_client',
+      });
+      expect(await liveTokensOf(gone.client.id)).toBe(0);
+    });
+
+    it('deleting a client while its codes are exchanged leaves no live token of it (race, 5 rounds)', async () => {
+      for (let round = 0; round < 5; round++) {
+        const racing = await buildClient(t.services);
+        const codes = await Promise.all(Array.from({ length: 4 }, () => authorizeCode(t.services, racing, user.user.id)));
+        await Promise.all([
+          ...codes.map(({ code }) => exchange(code, {}, racing)),
+          deleteClient(t.services, racing.clientId),
+        ]);
+        expect(await liveTokensOf(racing.client.id)).toBe(0);
+      }
     });
 
     it('a deleted client cannot authenticate', async () => {

@@ -8,7 +8,7 @@
  *   3. `denyAuthorization(request)` → the URL carrying `error=access_denied`.
  */
 import { hashSecret, newSecret } from '../secrets.ts';
-import { insertCode, type ClientRecord } from '../../db/repositories/oauth.ts';
+import { insertCode, isClientLive, type ClientRecord } from '../../db/repositories/oauth.ts';
 import { insertAccessToken } from '../../db/repositories/tokens.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { isScope, parseScopes, type Scope } from '../../domain/scopes.ts';
@@ -187,8 +187,7 @@ export async function approveAuthorization(s: Services, request: AuthorizationRe
   const mode = request.responseType === 'token' ? 'fragment' : 'query';
   const secret = newSecret();
   await inTransaction(s.database, async (trx) => {
-    const live = await trx.selectFrom('oauth_clients').select('id').where('id', '=', request.client.id).where('deleted_at', 'is', null).executeTakeFirst();
-    if (!live) throw new AuthorizationRequestError('invalid_client', 'The application has been deleted', undefined);
+    if (!(await isClientLive(trx, request.client.id, s.database.engine === 'postgres'))) throw new AuthorizationRequestError('invalid_client', 'The application has been deleted', undefined);
     if (request.responseType === 'code') {
       await insertCode(trx, {
         codeHash: hashSecret(secret),

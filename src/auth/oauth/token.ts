@@ -10,6 +10,7 @@ import {
   claimCode,
   findCodeByHash,
   findLiveTokenByHash,
+  isClientLive,
   revokeCodeTokens,
   revokeTokenById,
   type ClientRecord,
@@ -135,8 +136,8 @@ function verifierMatches(verifier: string, challenge: string): boolean {
  * authorization request carried one, and identical to it whenever given; PKCE `code_verifier`
  * (43–128 unreserved characters) matching the S256 challenge, and absent when there was none.
  * @returns the token in clear (stored as a hash; no expiry; `client_id` and `code_id` set).
- * @throws OAuthError `invalid_request` (missing code, redirect_uri or code_verifier; malformed
- *   code_verifier), `invalid_grant` (unknown, other client's, reused or expired code; different
+ * @throws OAuthError `invalid_client` (the client was deleted meanwhile), `invalid_request`
+ *   (missing code, redirect_uri or code_verifier; malformed code_verifier), `invalid_grant` (unknown, other client's, reused or expired code; different
  *   redirect_uri; verifier mismatch or unexpected verifier).
  */
 export async function exchangeAuthorizationCode(
@@ -149,6 +150,9 @@ export async function exchangeAuthorizationCode(
   const now = s.clock.now();
   const token = newSecret();
   const outcome = await inTransaction(s.database, async (trx): Promise<OAuthError | TokenResponse> => {
+    // Re-checked (and, on PostgreSQL, share-locked) inside the transaction: a client deleted since
+    // it authenticated gets no token, and a deletion running now waits and then revokes ours.
+    if (!(await isClientLive(trx, client.id, s.database.engine === 'postgres'))) return new OAuthError('invalid_client', 'The application has been deleted');
     const code = await findCodeByHash(trx, codeHash);
     if (!code || code.clientId !== client.id) return new OAuthError('invalid_grant', 'The authorization code is invalid');
     if (code.usedAt !== null || !(await claimCode(trx, code.id, now))) {

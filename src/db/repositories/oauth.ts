@@ -92,6 +92,18 @@ export async function findLiveClient(ex: Executor, clientId: string): Promise<Cl
   return r ? toClientRecord(r) : undefined;
 }
 
+/**
+ * True when the client row is live. With `share` (PostgreSQL), the row is locked FOR SHARE until
+ * the transaction ends: a concurrent deletion (an UPDATE of the row) waits for it, so its token
+ * revocation sees the tokens this transaction issues; a grant after a deletion sees it deleted.
+ * SQLite needs no lock (BEGIN IMMEDIATE serialises writers) and has no FOR SHARE.
+ */
+export async function isClientLive(ex: Executor, id: number, share: boolean): Promise<boolean> {
+  let q = ex.selectFrom('oauth_clients').select('id').where('id', '=', id).where('deleted_at', 'is', null);
+  if (share) q = q.forShare();
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
 /** Live clients owned by a user, oldest first. */
 export async function findLiveClientsByOwner(ex: Executor, ownerUserId: number): Promise<ClientRecord[]> {
   const rows = await ex
