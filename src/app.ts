@@ -21,6 +21,7 @@ import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts'
 import { sendNotFoundPage, webPlugin } from './web/index.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter } from './ratelimit/limiter.ts';
+import { createDiscovery } from './discovery/index.ts';
 
 export interface AppDeps {
   config: Config;
@@ -45,7 +46,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Client IP for anonymous rate limits: the socket address unless TRUST_PROXY names the proxies.
     trustProxy: config.trustProxy,
   });
-  const services: Services = { database, clock: deps.clock ?? systemClock, siteUrl: config.siteUrl };
+  const services: Services = {
+    database,
+    clock: deps.clock ?? systemClock,
+    siteUrl: config.siteUrl,
+    // rel="payment" discovery for POST /tip of unregistered URLs (src/discovery, DISCOVERY=on).
+    discovery: config.discovery ? createDiscovery({ siteUrl: config.siteUrl, allowPrivate: config.discoveryAllowPrivate }) : undefined,
+  };
   // In memory, or in Redis when REDIS_URL is set (fails here when Redis cannot be reached).
   const rateLimiter = await createRateLimiter({
     anonymousLimit: config.rateLimitAnonymous,

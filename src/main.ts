@@ -9,6 +9,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { buildApp } from './app.ts';
 import { startScheduler } from './scheduler/index.ts';
 import { systemClock } from './domain/clock.ts';
+import { startDispatcher } from './webhooks/dispatcher.ts';
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
@@ -32,6 +33,15 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
         logError: (line) => process.stderr.write(`${line}\n`),
       })
     : undefined;
+  // Webhook deliveries from the outbox (WEBHOOKS=on|off); several instances may run it at once.
+  const dispatcher = config.webhooks
+    ? startDispatcher({ database, clock: systemClock, siteUrl: config.siteUrl }, {
+        intervalSeconds: config.webhooksIntervalSeconds,
+        timeoutMs: config.webhooksTimeoutSeconds * 1000,
+        leaseSeconds: config.webhooksClaimSeconds,
+        logError: (line) => process.stderr.write(`${line}\n`),
+      })
+    : undefined;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -39,6 +49,7 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
     process.stdout.write(`${signal}: draining requests and closing\n`);
     await app.close();
     await scheduler?.stop();
+    await dispatcher?.stop();
     await database.close();
     process.exit(0);
   };

@@ -16,6 +16,7 @@ import { fundUser, getUser, registerUser } from '../domain/users.ts';
 import { issueToken } from '../domain/tokens.ts';
 import { importThings } from './import-things.ts';
 import { registerMoneyCommands } from './money.ts';
+import { registerPartnerCommands } from './partners.ts';
 import { registerAppsCommands } from './apps.ts';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
@@ -122,6 +123,7 @@ program
   });
 
 registerMoneyCommands(program, withServices);
+registerPartnerCommands(program, withServices);
 registerAppsCommands(program, withServices);
 
 try {

@@ -36,6 +36,26 @@ export const SettingsSchema = Type.Object({
     description: 'run settlement and subscription renewal inside the server after each month ends (off: run `tipjar settle` and `tipjar subscriptions renew` from cron)',
   }),
   SCHEDULER_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60, description: 'how often the scheduler checks for a month that has ended, in seconds' }),
+  WEBHOOKS: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description: 'run the webhook dispatcher inside the server (off: run `tipjar webhooks deliver` from cron, or another instance)',
+  }),
+  WEBHOOKS_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'how often the webhook dispatcher looks for due deliveries, in seconds' }),
+  WEBHOOKS_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 60, default: 10, description: 'deadline of one webhook attempt (connect, send, answer), in seconds' }),
+  WEBHOOKS_CLAIM_SECONDS: Type.Integer({
+    minimum: 2,
+    maximum: 3600,
+    default: 60,
+    description: 'how long a dispatcher holds a claimed delivery; one that died is retried by another after this (must exceed WEBHOOKS_TIMEOUT_SECONDS)',
+  }),
+  DISCOVERY: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description: 'POST /tip of an unregistered URL fetches it and looks for a rel="payment" auto-submit link',
+  }),
+  DISCOVERY_ALLOW_PRIVATE: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'off',
+    description: 'let discovery fetch private, loopback and link-local addresses (for tests only; never in production)',
+  }),
   TRUST_PROXY: Type.String({
     minLength: 1,
     default: 'false',
@@ -69,6 +89,16 @@ export interface Config {
   scheduler: boolean;
   /** seconds between the scheduler's checks */
   schedulerIntervalSeconds: number;
+  /** run the webhook dispatcher inside `serve` (WEBHOOKS=on) */
+  webhooks: boolean;
+  /** seconds between dispatcher rounds, per-attempt deadline, claim lease */
+  webhooksIntervalSeconds: number;
+  webhooksTimeoutSeconds: number;
+  webhooksClaimSeconds: number;
+  /** discovery of rel="payment" links for POST /tip (DISCOVERY=on) */
+  discovery: boolean;
+  /** discovery may fetch private addresses (tests only) */
+  discoveryAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {
@@ -123,6 +153,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push(`REDIS_URL: must start with redis:// or rediss:// (got "${s.REDIS_URL}")`);
   }
   const trustProxy = parseTrustProxy(s.TRUST_PROXY, problems);
+  if (s.WEBHOOKS_CLAIM_SECONDS <= s.WEBHOOKS_TIMEOUT_SECONDS) {
+    problems.push(`WEBHOOKS_CLAIM_SECONDS: must exceed WEBHOOKS_TIMEOUT_SECONDS (${s.WEBHOOKS_TIMEOUT_SECONDS})`);
+  }
   if (problems.length) throw new ConfigError(problems);
   return {
     port: s.PORT,
@@ -141,6 +174,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     trustProxy,
     scheduler: s.SCHEDULER === 'on',
     schedulerIntervalSeconds: s.SCHEDULER_INTERVAL_SECONDS,
+    webhooks: s.WEBHOOKS === 'on',
+    webhooksIntervalSeconds: s.WEBHOOKS_INTERVAL_SECONDS,
+    webhooksTimeoutSeconds: s.WEBHOOKS_TIMEOUT_SECONDS,
+    webhooksClaimSeconds: s.WEBHOOKS_CLAIM_SECONDS,
+    discovery: s.DISCOVERY === 'on',
+    discoveryAllowPrivate: s.DISCOVERY_ALLOW_PRIVATE === 'on',
   };
 }
 

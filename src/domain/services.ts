@@ -1,10 +1,13 @@
 /** What every domain service needs: the database, the clock and the site's origin. */
 import type { Database } from '../db/connect.ts';
 import type { Clock } from './clock.ts';
+import type { Discovery } from '../discovery/index.ts';
 
 export interface Services {
   database: Database;
   clock: Clock;
   /** Origin of the website, e.g. `http://localhost:3000` (auto-submit URLs live there). */
   siteUrl: string;
+  /** Finds the auto-submit URL an unregistered page links (DECISIONS.md "Discovery"); absent: off. */
+  discovery?: Discovery;
 }

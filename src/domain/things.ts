@@ -20,6 +20,8 @@ import { periodOf } from './periods.ts';
 import type { PageRequest, Principal, ThingRecord } from './records.ts';
 import type { Services } from './services.ts';
 import { parseNewThing, parseThingChanges } from './thing-input.ts';
+import { requireIdentity } from './identities.ts';
+import { findIdentityOwner } from '../db/repositories/partners.ts';
 import { parseAutoSubmit, parseHttpUrl, urlKey } from './urls.ts';
 import { getUser } from './users.ts';
 import type { Executor } from '../db/transaction.ts';
@@ -70,17 +72,25 @@ export async function getThings(s: Services, ids: number[]): Promise<ThingRecord
  * `GET /things/lookup/?url=`: the thing registered for a URL or for the inner `url` of an
  * auto-submit URL.
  * @returns the thing, or undefined when none is registered.
- * @throws InvalidParametersError (url missing), ValidationError (auto-submit `user_id` differs
- *   from the registered thing's owner).
+ * @throws InvalidParametersError (url missing), ValidationError (auto-submit `user_id` or `owner`
+ *   differs from the registered thing's owner; `owner` not one of the three identity forms).
  */
 export async function lookupThing(s: Services, rawUrl: unknown): Promise<ThingRecord | undefined> {
   if (typeof rawUrl !== 'string' || rawUrl.trim() === '') throw new InvalidParametersError('The url parameter is required', 'things');
   const auto = parseAutoSubmit(rawUrl, s.siteUrl);
   const target = parseHttpUrl(auto ? auto.url : rawUrl.trim());
   if (!target) return undefined;
+  // `owner=<identity>` (pending things, notes §15): validated even when no thing exists yet.
+  const identity = auto?.owner !== undefined ? requireIdentity(auto.owner).identity : undefined;
   const thing = await findThingByUrlKey(s.database.db, urlKey(target));
   if (thing && auto?.user_id !== undefined && auto.user_id !== '') {
     const sameOwner = thing.owner.kind === 'user' && thing.owner.username.toLowerCase() === auto.user_id.toLowerCase();
+    if (!sameOwner) throw new ValidationError('Owner mismatch: the existing thing belongs to another account');
+  }
+  if (thing && identity !== undefined) {
+    // The identity itself (still pending), or the user who verified it (claimed).
+    const verified = thing.owner.kind === 'user' ? await findIdentityOwner(s.database.db, identity) : undefined;
+    const sameOwner = thing.owner.kind === 'identity' ? thing.owner.identity === identity : verified?.userId === thing.owner.userId;
     if (!sameOwner) throw new ValidationError('Owner mismatch: the existing thing belongs to another account');
   }
   return thing;

@@ -13,8 +13,13 @@ import type { PageRequest, Principal, ThingRecord, TipRecord } from './records.t
 import type { Services } from './services.ts';
 import { parseNewThing } from './thing-input.ts';
 import { insertNewThing, getThing } from './things.ts';
-import { parseAutoSubmit, parseHttpUrl, urlKey } from './urls.ts';
+import { parseAutoSubmit, parseHttpUrl, urlKey, type AutoSubmit } from './urls.ts';
 import { getUser, hasMeans } from './users.ts';
+import { enqueuePendingClick } from '../webhooks/outbox.ts';
+import { requireIdentity } from './identities.ts';
+import { findIdentityOwner, findPartnerByNamespace } from '../db/repositories/partners.ts';
+import { insertThing } from '../db/repositories/things.ts';
+import { isUniqueViolation } from '../db/transaction.ts';
 
 /**
  * Tips `thing` for `tipperId` inside `trx`. Checks, in order: owner (tip_owner), means (no_means),
@@ -42,6 +47,17 @@ export async function tipInTransaction(
     thingOwnerUserId: thing.owner.kind === 'user' ? thing.owner.userId : null,
     now,
   });
+  if (thing.owner.kind === 'identity') {
+    // A tip on a pending thing: `pendingclickcreate` to the identity's partners, in this transaction.
+    const tipper = await trx.selectFrom('users').select(['username', 'hide_tips']).where('id', '=', tip.tipperId).executeTakeFirstOrThrow();
+    await enqueuePendingClick(trx, s.siteUrl, {
+      thingId: thing.id,
+      identity: thing.owner.identity,
+      tipsTotal: tips,
+      tipperUsername: tipper.hide_tips === 1 ? '' : tipper.username,
+      now,
+    });
+  }
   return { ...thing, tips, lastTipAt: now };
 }
 
@@ -60,37 +76,80 @@ export async function tipThing(s: Services, principal: Principal, thingId: numbe
 }
 
 /**
- * `POST /tip` (scope `tip`) with body `{url}`: a registered thing's URL, or an auto-submit URL
- * (`{site_url}/submit/auto?url=…&user_id=…` plus optional thing metadata) whose thing is created
- * on its first tip, in the same transaction as the tip.
- * @throws InvalidRequestError (url missing or malformed), NotFoundError (unregistered URL, unknown
- *   `user_id`), ValidationError (bad auto-submit metadata, owner mismatch), and the tip errors.
+ * `POST /tip` (scope `tip`) with body `{url}`: a registered thing's URL; an auto-submit URL
+ * (`{site_url}/submit/auto?url=…` with `user_id=<username>` or `owner=<identity>`, plus optional
+ * thing metadata) whose thing is created on its first tip, in the same transaction as the tip; or
+ * an unregistered URL whose page or feed links such an auto-submit URL (`rel="payment"`,
+ * DECISIONS.md "Discovery"; only when `s.discovery` is set).
+ * @throws InvalidRequestError (url missing or malformed), NotFoundError (unregistered URL without
+ *   a discoverable owner, unknown `user_id`), ValidationError (bad auto-submit metadata or
+ *   `owner`, owner mismatch), and the tip errors.
  */
 export async function tipUrl(s: Services, principal: Principal, rawUrl: unknown): Promise<ThingRecord> {
   if (typeof rawUrl !== 'string' || !parseHttpUrl(rawUrl.trim())) {
     throw new InvalidRequestError('The url parameter must be an absolute http or https URL', 'tips');
   }
-  const auto = parseAutoSubmit(rawUrl, s.siteUrl);
+  let auto = parseAutoSubmit(rawUrl, s.siteUrl);
   if (!auto) {
     const thing = await findThingByUrlKey(s.database.db, urlKey(parseHttpUrl(rawUrl.trim())!));
-    if (!thing) throw new NotFoundError('No thing is registered for this URL', 'tips');
-    return tipThing(s, principal, thing.id);
+    if (thing) return tipThing(s, principal, thing.id);
+    const discovered = s.discovery ? await s.discovery.discover(rawUrl.trim()) : null;
+    auto = discovered ? parseAutoSubmit(discovered, s.siteUrl) : null;
+    if (!auto) throw new NotFoundError('No thing is registered for this URL', 'tips');
   }
-  if (!auto.user_id) {
-    // `owner=` identities (pending things) arrive with the community-partners work.
-    throw new NotFoundError('The auto-submit URL names no registered owner (user_id)', 'tips');
+  return tipAutoSubmit(s, principal, auto);
+}
+
+/**
+ * The owner an auto-submit URL names: `user_id` (a username) or `owner` (an identity, notes §15);
+ * an identity a user has verified stands for that user.
+ * @throws ValidationError (both given, malformed identity, unknown partner namespace),
+ *   NotFoundError (neither given, unknown user).
+ */
+async function autoSubmitOwner(s: Services, auto: AutoSubmit): Promise<{ userId: number } | { identity: string }> {
+  if (auto.owner !== undefined && auto.user_id !== undefined) {
+    throw new ValidationError('An auto-submit URL names its owner with user_id or owner, not both', 'tips');
   }
+  if (auto.owner !== undefined) {
+    const id = requireIdentity(auto.owner);
+    if (id.kind === 'partner' && !(await findPartnerByNamespace(s.database.db, id.namespace))) {
+      throw new ValidationError(`Invalid owner: no partner has the namespace "${id.namespace}"`, 'tips');
+    }
+    const verified = await findIdentityOwner(s.database.db, id.identity);
+    return verified ? { userId: verified.userId } : { identity: id.identity };
+  }
+  if (!auto.user_id) throw new NotFoundError('The auto-submit URL names no owner (user_id or owner)', 'tips');
+  const user = await findUserByUsername(s.database.db, auto.user_id);
+  if (!user) throw new NotFoundError(`No user "${auto.user_id}"`, 'tips');
+  return { userId: user.id };
+}
+
+/** Tips the thing of an auto-submit URL, creating it (pending when owned by an identity) first. */
+async function tipAutoSubmit(s: Services, principal: Principal, auto: AutoSubmit): Promise<ThingRecord> {
+  const owner = await autoSubmitOwner(s, auto);
   const input = parseNewThing({ ...auto });
-  const owner = await findUserByUsername(s.database.db, auto.user_id);
-  if (!owner) throw new NotFoundError(`No user "${auto.user_id}"`, 'tips');
   const attempt = () => inTransaction(s.database, async (trx) => {
     let thing = await findThingByUrlKey(trx, input.urlKey);
-    if (thing && (thing.owner.kind !== 'user' || thing.owner.userId !== owner.id)) {
+    const sameOwner = thing && ('userId' in owner
+      ? thing.owner.kind === 'user' && thing.owner.userId === owner.userId
+      : thing.owner.kind === 'identity' && thing.owner.identity === owner.identity);
+    if (thing && !sameOwner) {
       throw new ValidationError('Owner mismatch: the existing thing belongs to another account', 'tips');
     }
     if (!thing) {
-      if (owner.id === principal.userId) throw new TipOwnerError();
-      const id = await insertNewThing(trx, s, input, owner.id);
+      let id: number;
+      if ('userId' in owner) {
+        if (owner.userId === principal.userId) throw new TipOwnerError();
+        id = await insertNewThing(trx, s, input, owner.userId);
+      } else {
+        // A pending thing: no user owns it yet, so no `post` activity (it has no actor).
+        try {
+          id = await insertThing(trx, input, { identity: owner.identity }, s.clock.now());
+        } catch (err) {
+          if (isUniqueViolation(err)) throw new ValidationError('Invalid url: already registered');
+          throw err;
+        }
+      }
       thing = (await findThingById(trx, id))!;
     }
     return tipInTransaction(trx, s, thing, { tipperId: principal.userId, clientId: principal.clientId, source: 'api' });

@@ -23,7 +23,8 @@ export interface TestApp {
 
 export async function buildTestApp(engine: Engine, opts: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
   const db = await createTestDatabase(engine);
-  const config = loadConfig({ PUBLIC_URL, LOG_LEVEL: 'silent', DATABASE_URL: db.url, ...opts.env });
+  // DISCOVERY off unless a test turns it on: tests never fetch pages outside 127.0.0.1.
+  const config = loadConfig({ PUBLIC_URL, LOG_LEVEL: 'silent', DATABASE_URL: db.url, DISCOVERY: 'off', ...opts.env });
   const clock = opts.clock ?? systemClock;
   const app = await buildApp({ config, database: db.database, clock });
   await app.ready();

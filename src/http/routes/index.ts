@@ -6,6 +6,7 @@ import { tipRoutes } from './tips/index.ts';
 import { userRoutes } from './users/index.ts';
 import { referenceRoutes } from './reference/index.ts';
 import { activityRoutes } from './activities/index.ts';
+import { partnerRoutes } from './partners/index.ts';
 import { rateLimitRoutes } from './rate-limit/index.ts';
 import { searchRoutes } from './search/index.ts';
 
@@ -16,5 +17,6 @@ export function apiRoutes(app: FastifyInstance, ctx: RouteContext): void {
   userRoutes(app, ctx);
   referenceRoutes(app);
   activityRoutes(app, ctx);
+  partnerRoutes(app, ctx);
   rateLimitRoutes(app);
 }

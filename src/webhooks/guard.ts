@@ -1,0 +1,115 @@
+/**
+ * The URL guard against server-side request forgery (DECISIONS.md "Partners, pending things,
+ * webhooks" and "Discovery"): the service only sends requests to public unicast addresses. Refused
+ * are loopback (127/8, ::1), private (10/8, 172.16/12, 192.168/16), link-local (169.254/16,
+ * fe80::/10), unique-local (fc00::/7), unspecified, multicast, broadcast, carrier-grade NAT,
+ * reserved and documentation ranges, and IPv4-mapped/translated IPv6 forms of any of them — every
+ * range ipaddr.js does not call `unicast`. A host name is refused when ANY of its addresses is.
+ *
+ * The check runs on the addresses a request will actually connect to: `resolveTarget` resolves
+ * once, checks, and `pinnedLookup` hands exactly those checked addresses to the socket, so a name
+ * that resolves differently a moment later (DNS rebinding) cannot slip through.
+ * `allowPrivate` (a partner's `--allow-private-webhook`, or DISCOVERY_ALLOW_PRIVATE for tests)
+ * switches the address check off; the scheme check stays.
+ */
+import { promises as dns, type LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** Resolves a host name to every address it has (IPv4 and IPv6). Injected in tests. */
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+/** The system resolver (getaddrinfo, like every other client on the machine). */
+export const systemResolver: Resolver = async (hostname) => (await dns.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/** A URL the guard refuses, with the reason (shown to operators, stored in attempt logs). */
+export class UnsafeUrlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsafeUrlError';
+  }
+}
+
+/**
+ * The range name of a forbidden address ('loopback', 'private', 'linkLocal', 'uniqueLocal', …),
+ * or null when the address is public unicast. IPv4-mapped IPv6 addresses are judged as IPv4.
+ * A string that is not an IP address is forbidden ('invalid').
+ */
+export function forbiddenRange(address: string): string | null {
+  if (!ipaddr.isValid(address)) return 'invalid';
+  const parsed = ipaddr.process(address);
+  const range = parsed.range();
+  return range === 'unicast' ? null : range;
+}
+
+/** The host of a URL as an address or name: IPv6 literals lose their brackets. */
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+/** What a guarded request connects to: the URL and the checked addresses of its host. */
+export interface ResolvedTarget {
+  url: URL;
+  addresses: { address: string; family: 4 | 6 }[];
+}
+
+/**
+ * Checks a URL: http or https, a host, and (unless `allowPrivate`) only public unicast addresses
+ * for that host — an IP literal directly, a name through `resolver`.
+ * @returns the parsed URL and its checked addresses, for `pinnedLookup`.
+ * @throws UnsafeUrlError naming the refused address and its range, or an unresolvable name.
+ */
+export async function resolveTarget(raw: string | URL, opts: { allowPrivate?: boolean; resolver?: Resolver } = {}): Promise<ResolvedTarget> {
+  let url: URL;
+  try {
+    url = typeof raw === 'string' ? new URL(raw) : raw;
+  } catch {
+    throw new UnsafeUrlError(`not an absolute URL: ${String(raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError(`only http and https URLs are allowed (got ${url.protocol})`);
+  const host = hostOf(url);
+  if (!host) throw new UnsafeUrlError('the URL has no host');
+  let addresses: string[];
+  if (ipaddr.isValid(host)) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = await (opts.resolver ?? systemResolver)(host);
+    } catch (err) {
+      throw new UnsafeUrlError(`cannot resolve ${host}: ${(err as Error).message}`);
+    }
+    if (addresses.length === 0) throw new UnsafeUrlError(`cannot resolve ${host}: no addresses`);
+  }
+  if (!opts.allowPrivate) {
+    for (const a of addresses) {
+      const range = forbiddenRange(a);
+      if (range) throw new UnsafeUrlError(`refused: ${host} resolves to ${a}, a ${range} address`);
+    }
+  }
+  return {
+    url,
+    addresses: addresses.map((address) => {
+      const p = ipaddr.parse(address);
+      return { address: p.kind() === 'ipv6' ? address : p.toString(), family: p.kind() === 'ipv6' ? 6 : 4 };
+    }),
+  };
+}
+
+/**
+ * A `lookup` for http.request/net.connect that answers with the already-checked addresses only
+ * (never asking DNS again), in the shape the caller asks for (`all` or one address).
+ */
+export function pinnedLookup(target: ResolvedTarget): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => {
+    const fam = options?.family === 6 || options?.family === 'IPv6' ? 6 : options?.family === 4 || options?.family === 'IPv4' ? 4 : 0;
+    const list: LookupAddress[] = target.addresses.filter((a) => fam === 0 || a.family === fam);
+    if (list.length === 0) {
+      const err = Object.assign(new Error(`no ${fam ? `IPv${fam} ` : ''}address for ${target.url.hostname}`), { code: 'ENOTFOUND' });
+      if (options?.all) callback(err, []);
+      else callback(err, '', 0);
+      return;
+    }
+    if (options?.all) callback(null, list);
+    else callback(null, list[0]!.address, list[0]!.family);
+  }) as unknown as LookupFunction;
+}
