@@ -1,6 +1,6 @@
 /**
  * Webhook signatures per the Standard Webhooks scheme (standardwebhooks.com), computed with the
- * `standardwebhooks` library (docs/adr/0010-partners-webhooks.md): the partner's secret is
+ * `standardwebhooks` library (docs/adr/0012-webhooks-ssrf-discovery.md): the partner's secret is
  * `whsec_` + base64 of 24 random bytes; each request carries `webhook-id` (the delivery's message
  * id, the same on every retry), `webhook-timestamp` (Unix seconds of this attempt) and
  * `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`).
