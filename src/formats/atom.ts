@@ -3,7 +3,7 @@
  * `http://activitystrea.ms/spec/1.0/`, verbs and object types as
  * `http://activitystrea.ms/schema/1.0/<name>`): the `application/atom+xml` rendering of
  * activities, tips and things (api-v2.md conventions 3, DECISIONS.md "Activities"). Built with
- * fast-xml-parser's XMLBuilder (docs/adr/0004), which escapes text and attribute values; characters
+ * fast-xml-parser's XMLBuilder (docs/adr/0010-activity-feeds.md), which escapes text and attribute values; characters
  * XML 1.0 cannot carry are dropped first. Pure functions: no database, no clock, no request.
  */
 import { XMLBuilder } from 'fast-xml-parser';
