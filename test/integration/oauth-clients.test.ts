@@ -211,6 +211,28 @@ describe.each(ENGINES)('OAuth client applications on %s', (engine) => {
       await expect(revokeAuthorization(t.services, u1.user.id, 'unknown')).rejects.toBeInstanceOf(NotFoundError);
     });
 
+    it('revokeAuthorization also expires codes approved but not yet exchanged', async () => {
+      const c = await buildClient(t.services);
+      const u = await buildUser(t.services);
+      const other = await buildUser(t.services);
+      const { code } = await authorizeCode(t.services, c, u.user.id);
+      const { code: otherCode } = await authorizeCode(t.services, c, other.user.id);
+      await revokeAuthorization(t.services, u.user.id, c.clientId);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { grant_type: 'authorization_code', code, redirect_uri: 'https://app.example.com/callback', client_id: c.clientId, client_secret: c.clientSecret },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(JSON.parse(res.body)).toMatchObject({ error: 'invalid_grant' });
+      const ok = await t.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { grant_type: 'authorization_code', code: otherCode, redirect_uri: 'https://app.example.com/callback', client_id: c.clientId, client_secret: c.clientSecret },
+      });
+      expect(ok.statusCode).toBe(200);
+    });
+
     it('codes count for nothing until exchanged', async () => {
       const c = await buildClient(t.services);
       const u = await buildUser(t.services);

@@ -201,6 +201,16 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
       }
     });
 
+    it("a user revoking an app while its codes are exchanged leaves no live token of that user (race, 5 rounds)", async () => {
+      const racing = await buildClient(t.services);
+      for (let round = 0; round < 5; round++) {
+        const someone = await buildUser(t.services);
+        const codes = await Promise.all(Array.from({ length: 4 }, () => authorizeCode(t.services, racing, someone.user.id)));
+        await Promise.all([...codes.map(({ code }) => exchange(code, {}, racing)), revokeAuthorization(t.services, someone.user.id, racing.clientId)]);
+        expect(await listAuthorizedApps(t.services, someone.user.id)).toEqual([]);
+      }
+    });
+
     it('a deleted client cannot authenticate', async () => {
       const gone = await buildClient(t.services);
       const { code } = await authorizeCode(t.services, gone, user.user.id);

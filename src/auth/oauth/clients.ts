@@ -8,6 +8,7 @@ import { domainToASCII } from 'node:url';
 import { hashSecret, newSecret } from '../secrets.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import {
+  expireUnusedCodes,
   findAuthorizedClients,
   findLiveClient,
   findLiveClientsByOwner,
@@ -184,11 +185,18 @@ export async function listAuthorizedApps(s: Services, userId: number): Promise<A
 }
 
 /**
- * Revokes every live token the user granted to a client (they stop working at once).
+ * Revokes every live token the user granted to a client (they stop working at once) and, in the
+ * same transaction, expires the codes the user approved for it that were not exchanged yet (an
+ * exchange after this gets `invalid_grant`).
  * @returns how many tokens were revoked (0 when none were live).
  * @throws NotFoundError when no live client has this id.
  */
 export async function revokeAuthorization(s: Services, userId: number, clientId: string): Promise<{ revokedTokens: number }> {
   const client = await ownedClient(s, clientId, undefined);
-  return { revokedTokens: await revokeClientTokens(s.database.db, client.id, s.clock.now(), userId) };
+  const now = s.clock.now();
+  return inTransaction(s.database, async (trx) => {
+    // Codes first: on PostgreSQL this waits for exchanges in flight, whose tokens are then revoked.
+    await expireUnusedCodes(trx, client.id, userId, now);
+    return { revokedTokens: await revokeClientTokens(trx, client.id, now, userId) };
+  });
 }

@@ -155,11 +155,12 @@ export async function exchangeAuthorizationCode(
     if (!(await isClientLive(trx, client.id, s.database.engine === 'postgres'))) return new OAuthError('invalid_client', 'The application has been deleted');
     const code = await findCodeByHash(trx, codeHash);
     if (!code || code.clientId !== client.id) return new OAuthError('invalid_grant', 'The authorization code is invalid');
-    if (code.usedAt !== null || !(await claimCode(trx, code.id, now))) {
+    const claimed = code.usedAt === null ? await claimCode(trx, code.id, now) : undefined;
+    if (!claimed) {
       await revokeCodeTokens(trx, code.id, now);
       return new OAuthError('invalid_grant', 'The authorization code has already been used; the tokens issued from it are revoked');
     }
-    if (now >= code.expiresAt) return new OAuthError('invalid_grant', 'The authorization code has expired (codes are valid for 10 minutes)');
+    if (now >= claimed.expiresAt) return new OAuthError('invalid_grant', 'The authorization code has expired (codes are valid for 10 minutes)');
     if (input.redirectUri === undefined && code.redirectUriGiven) {
       return new OAuthError('invalid_request', 'redirect_uri is required: the authorization request carried one');
     }

@@ -220,12 +220,33 @@ export async function findCodeByHash(ex: Executor, codeHash: string): Promise<Co
 }
 
 /**
- * Marks a code used, only if it is unused: true for the one caller that wins. On PostgreSQL the
- * row lock makes a concurrent second exchange wait for the first to commit, then find it used.
+ * Marks a code used, only if it is unused: its current expiry for the one caller that wins,
+ * undefined otherwise. On PostgreSQL the row lock makes a concurrent second exchange (or a
+ * concurrent revokeAuthorization) wait for the first to commit; RETURNING then gives the row as
+ * committed, not as read before the wait.
  */
-export async function claimCode(ex: Executor, codeId: number, now: number): Promise<boolean> {
-  const r = await ex.updateTable('oauth_codes').set({ used_at: now }).where('id', '=', codeId).where('used_at', 'is', null).executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+export async function claimCode(ex: Executor, codeId: number, now: number): Promise<{ expiresAt: number } | undefined> {
+  const r = await ex
+    .updateTable('oauth_codes')
+    .set({ used_at: now })
+    .where('id', '=', codeId)
+    .where('used_at', 'is', null)
+    .returning('expires_at')
+    .executeTakeFirst();
+  return r ? { expiresAt: Number(r.expires_at) } : undefined;
+}
+
+/** Expires the unused, unexpired codes one user granted to one client (revocation); returns how many. */
+export async function expireUnusedCodes(ex: Executor, clientRowId: number, userId: number, now: number): Promise<number> {
+  const r = await ex
+    .updateTable('oauth_codes')
+    .set({ expires_at: now })
+    .where('client_id', '=', clientRowId)
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }
 
 /** The live token with this hash: its id and client (oauth_clients.id, null for operator tokens). */
