@@ -5,7 +5,7 @@
  */
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { pinnedLookup, resolveTarget, UnsafeUrlError, type Resolver } from './guard.ts';
+import { pinnedLookup, resolveTarget, UnsafeUrlError, type PrivateAllowance, type Resolver } from './guard.ts';
 
 export interface GuardedRequest {
   url: string;
@@ -19,7 +19,7 @@ export interface GuardedRequest {
   /** redirects to follow (GET only); 0 returns the 3xx response itself */
   maxRedirects?: number;
   /** let private, loopback and link-local addresses through (operator's explicit allowance) */
-  allowPrivate?: boolean;
+  allowPrivate?: PrivateAllowance;
   resolver?: Resolver;
 }
 

@@ -22,6 +22,12 @@ export type Resolver = (hostname: string) => Promise<string[]>;
 /** The system resolver (getaddrinfo, like every other client on the machine). */
 export const systemResolver: Resolver = async (hostname) => (await dns.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
+/**
+ * Whether private addresses are let through: a partner's or the operator's yes/no, or (tests) a
+ * decision per URL, e.g. to allow one local server and prove a redirect to another is refused.
+ */
+export type PrivateAllowance = boolean | ((url: URL) => boolean);
+
 /** A URL the guard refuses, with the reason (shown to operators, stored in attempt logs). */
 export class UnsafeUrlError extends Error {
   constructor(message: string) {
@@ -59,7 +65,7 @@ export interface ResolvedTarget {
  * @returns the parsed URL and its checked addresses, for `pinnedLookup`.
  * @throws UnsafeUrlError naming the refused address and its range, or an unresolvable name.
  */
-export async function resolveTarget(raw: string | URL, opts: { allowPrivate?: boolean; resolver?: Resolver } = {}): Promise<ResolvedTarget> {
+export async function resolveTarget(raw: string | URL, opts: { allowPrivate?: PrivateAllowance; resolver?: Resolver } = {}): Promise<ResolvedTarget> {
   let url: URL;
   try {
     url = typeof raw === 'string' ? new URL(raw) : raw;
@@ -80,10 +86,11 @@ export async function resolveTarget(raw: string | URL, opts: { allowPrivate?: bo
     }
     if (addresses.length === 0) throw new UnsafeUrlError(`cannot resolve ${host}: no addresses`);
   }
-  if (!opts.allowPrivate) {
+  const allowed = typeof opts.allowPrivate === 'function' ? opts.allowPrivate(url) : opts.allowPrivate === true;
+  if (!allowed) {
     for (const a of addresses) {
       const range = forbiddenRange(a);
-      if (range) throw new UnsafeUrlError(`refused: ${host} resolves to ${a}, a ${range} address`);
+      if (range) throw new UnsafeUrlError(host === a ? `refused: ${a} is a ${range} address` : `refused: ${host} resolves to ${a}, a ${range} address`);
     }
   }
   return {
