@@ -264,9 +264,24 @@ async function thingsScenario(data: BenchData, servers: Server[], baseline: Load
 
 /* ------------------------------------------------------------------------------------------------
  * SEARCH SCENARIO — GET /rest/v2/things/search?query=… (budget: p99 ≤ 50 ms).
- * The endpoint is being built separately. Until it answers 200 the scenario is SKIPPED with a
- * notice: probed once, no load is run, no figures are reported. Once it exists this runs as is.
+ * Requests are drawn from SEARCH_REQUESTS: realistic one- and two-word queries (relevance, the
+ * default), the same words with the other sorts, with a tags expression, a category and page 2.
+ * Probed once first; a 404 (endpoint missing) skips the scenario with a notice, no figures.
  * --------------------------------------------------------------------------------------------- */
+const SEARCH_TERMS = [
+  'parser', 'json', 'yaml', 'react', 'cli', 'test', 'http', 'express', 'webpack', 'eslint', 'babel', 'vue',
+  'logger', 'config', 'date', 'color', 'markdown', 'image', 'crypto', 'stream', 'promise', 'server', 'router',
+  'database', 'redis', 'plugin', 'typescript', 'validation', 'react component', 'json schema', 'http client',
+  'command line', 'test runner', 'yaml parser',
+];
+const SEARCH_VARIANTS = [
+  '', '', '', '', '', // relevance (the default) most often
+  '&sort=trend', '&sort=tips', '&sort=tips_month', '&sort=tips_week', '&sort=tips_day',
+  '&tags=npm', '&tags=react%20%7C%20vue', '&tags=cli%20%26%20!test', '&category=software', '&page=2', '&count=10&full',
+];
+/** Every (term, variant) pair as a request path: 34 × 16 distinct searches. */
+const SEARCH_REQUESTS = SEARCH_TERMS.flatMap((term) => SEARCH_VARIANTS.map((v) => `${API}/things/search?query=${encodeURIComponent(term)}${v}`));
+
 async function searchScenario(data: BenchData, servers: Server[], baseline: LoadFigures): Promise<ScenarioReport> {
   const targets = servers.map((s) => s.url);
   const pids = servers.map((s) => s.pid);
@@ -286,12 +301,12 @@ async function searchScenario(data: BenchData, servers: Server[], baseline: Load
     return { name, verdict: 'SKIPPED', notes: [note] };
   }
   if (status !== 200) return { name, verdict: 'FAIL', notes: [`probe ${probeUrl} answered ${status}`] };
-  const words = data.queryWords;
+  const paths = SEARCH_REQUESTS;
   const requests: RequestsFactory = () => [
     {
       method: 'GET',
       setupRequest: (req) => {
-        req.path = `${API}/things/search?query=${encodeURIComponent(words[Math.floor(Math.random() * words.length)]!)}`;
+        req.path = paths[Math.floor(Math.random() * paths.length)]!;
         return req;
       },
     },
