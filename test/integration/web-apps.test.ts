@@ -1,0 +1,154 @@
+/**
+ * "Your applications" and "Authorized applications" (issue 6): register a client (name, callback
+ * domain), the client id, the secret shown once (stored hashed), rotation, deletion; the grants a
+ * user made and their revocation (the token then answers 401).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashSecret } from '../../src/auth/secrets.ts';
+import { authenticateClient, createClient } from '../../src/auth/oauth/clients.ts';
+import { SCOPE_DESCRIPTIONS } from '../../src/auth/oauth/authorize.ts';
+import { issueToken } from '../../src/domain/tokens.ts';
+import { ENGINES } from '../helpers/db.ts';
+import { API, bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
+import { buildWebUser, html, WebClient } from '../helpers/web.ts';
+
+describe.each(ENGINES)('website applications pages on %s', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp(engine);
+  });
+  afterAll(async () => t.close());
+
+  const db = () => t.db.database.db;
+  const clientsOf = (userId: number) => db().selectFrom('oauth_clients').selectAll().where('owner_user_id', '=', userId).execute();
+
+  async function loggedIn() {
+    const user = await buildWebUser(t.services);
+    const c = new WebClient(t.app);
+    await c.login(user.username);
+    return { user, c };
+  }
+
+  /** The client id and secret shown on a page after registration or rotation. */
+  function shownSecret(body: string): { clientId: string; clientSecret: string } {
+    const id = /<dd class="mono" id="new-client-id">([^<]+)<\/dd>/.exec(body);
+    const secret = /<dd class="secret" id="new-client-secret">([^<]+)<\/dd>/.exec(body);
+    if (!id || !secret) throw new Error(`no secret on the page:\n${body}`);
+    return { clientId: id[1]!, clientSecret: secret[1]! };
+  }
+
+  it.each(['/apps', '/authorized'])('GET %s without a session → the log-in page, then back', async (page) => {
+    const res = await new WebClient(t.app).get(page);
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe(`/login?return_to=${encodeURIComponent(page)}`);
+  });
+
+  it('registers an application: client id and secret shown once, the secret stored as a hash only', async () => {
+    const { user, c } = await loggedIn();
+    expect(html(await c.get('/apps'))).toContain('You have not registered an application yet.');
+    const res = await c.submit('/apps', '/apps', { name: 'My Reader', callback_domain: 'Reader.Example.COM' });
+    const body = html(res, 201);
+    expect(body).toContain('Copy it now: it is shown only this once.');
+    const { clientId, clientSecret } = shownSecret(body);
+    expect(clientId).toMatch(/^[0-9a-f]{40}$/);
+    expect(clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const rows = await clientsOf(user.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ client_id: clientId, name: 'My Reader', callback_domain: 'reader.example.com', secret_hash: hashSecret(clientSecret), deleted_at: null });
+    expect(JSON.stringify(rows)).not.toContain(clientSecret);
+    expect(await authenticateClient(t.services, clientId, clientSecret)).toBeDefined();
+
+    // listed afterwards with its id and domain, never with the secret
+    const list = html(await c.get('/apps'));
+    expect(list).toContain('<strong class="app-name">My Reader</strong>');
+    expect(list).toContain(`<dd class="mono client-id">${clientId}</dd>`);
+    expect(list).toContain('<dd class="mono">reader.example.com</dd>');
+    expect(list).not.toContain(clientSecret);
+  });
+
+  it.each([
+    ['no name', { name: '', callback_domain: 'a.example' }, 'name is required'],
+    ['a too long name', { name: 'n'.repeat(101), callback_domain: 'a.example' }, 'name must be at most 100 characters'],
+    ['a URL as domain', { name: 'X', callback_domain: 'https://a.example/cb' }, 'callback_domain must be a host name'],
+    ['no domain', { name: 'X', callback_domain: '' }, 'callback_domain is required'],
+  ])('refuses %s with 400 and the reason, registering nothing', async (_n, fields, message) => {
+    const { user, c } = await loggedIn();
+    const body = html(await c.submit('/apps', '/apps', fields), 400);
+    expect(body).toContain(message);
+    expect(body).toContain(`value="${fields.callback_domain}"`);
+    expect(await clientsOf(user.id)).toHaveLength(0);
+  });
+
+  it('rotates the secret: the new one is shown once and works, the old one stops working', async () => {
+    const { user, c } = await loggedIn();
+    const first = shownSecret(html(await c.submit('/apps', '/apps', { name: 'Rotator', callback_domain: 'rot.example' }), 201));
+    const res = await c.submit('/apps', `/apps/${first.clientId}/secret`);
+    const second = shownSecret(html(res));
+    expect(second.clientId).toBe(first.clientId);
+    expect(second.clientSecret).not.toBe(first.clientSecret);
+    expect(await authenticateClient(t.services, first.clientId, first.clientSecret)).toBeUndefined();
+    expect(await authenticateClient(t.services, first.clientId, second.clientSecret)).toBeDefined();
+    expect((await clientsOf(user.id))[0]!.secret_hash).toBe(hashSecret(second.clientSecret));
+  });
+
+  it('deletes a client and revokes its tokens', async () => {
+    const { user, c } = await loggedIn();
+    const { clientId } = shownSecret(html(await c.submit('/apps', '/apps', { name: 'Doomed', callback_domain: 'doomed.example' }), 201));
+    const row = (await clientsOf(user.id))[0]!;
+    const other = await buildWebUser(t.services);
+    const token = await issueToken(t.services, other.username, 'tip', row.id);
+    expect((await t.app.inject({ url: `${API}/user`, headers: bearer(token) })).statusCode).toBe(200);
+
+    const res = await c.submit('/apps', `/apps/${clientId}/delete`);
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/apps?done=deleted');
+    const list = html(await c.get('/apps?done=deleted'));
+    expect(list).toContain('The application was deleted and its tokens revoked.');
+    expect(list).not.toContain(clientId);
+    expect((await clientsOf(user.id))[0]!.deleted_at).not.toBeNull();
+    expect((await t.app.inject({ url: `${API}/user`, headers: bearer(token) })).statusCode).toBe(401);
+  });
+
+  it("another user's client cannot be rotated or deleted (404 page, nothing changed)", async () => {
+    const owner = await buildWebUser(t.services);
+    const { clientId } = await createClient(t.services, { name: 'Not yours', callbackDomain: 'mine.example', ownerUserId: owner.id });
+    const before = await clientsOf(owner.id);
+    const { c } = await loggedIn();
+    for (const action of ['secret', 'delete']) {
+      const res = await c.submit('/apps', `/apps/${clientId}/${action}`);
+      expect(html(res, 404)).toContain('No such application');
+    }
+    expect(await clientsOf(owner.id)).toEqual(before);
+  });
+
+  it('Authorized applications: lists the grants with scopes in words; revoking makes the tokens answer 401', async () => {
+    const dev = await buildWebUser(t.services);
+    const app1 = await createClient(t.services, { name: 'Tipping Bot', callbackDomain: 'bot.example', ownerUserId: dev.id });
+    const { user, c } = await loggedIn();
+    expect(html(await c.get('/authorized'))).toContain('You have not allowed any application to act for you.');
+    const t1 = await issueToken(t.services, user.username, 'tip', app1.client.id);
+    const t2 = await issueToken(t.services, user.username, 'thing extendedread', app1.client.id);
+    const own = await issueToken(t.services, user.username, 'tip');
+
+    const body = html(await c.get('/authorized'));
+    expect(body).toContain('<strong class="app-name">Tipping Bot</strong> <span class="muted">(bot.example)</span>');
+    for (const scope of ['tip', 'thing', 'extendedread'] as const) expect(body).toContain(`<li>${SCOPE_DESCRIPTIONS[scope]}</li>`);
+    expect(body).toContain(`<form method="post" action="/authorized/${app1.clientId}/revoke">`);
+
+    const res = await c.submit('/authorized', `/authorized/${app1.clientId}/revoke`);
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/authorized?done=revoked');
+    for (const token of [t1, t2]) expect((await t.app.inject({ url: `${API}/user`, headers: bearer(token) })).statusCode).toBe(401);
+    // tokens not issued to that client keep working
+    expect((await t.app.inject({ url: `${API}/user`, headers: bearer(own) })).statusCode).toBe(200);
+    const after = html(await c.get('/authorized?done=revoked'));
+    expect(after).toContain('Access revoked: the application can no longer act for you.');
+    expect(after).not.toContain('Tipping Bot');
+  });
+
+  it('revoking an unknown client is a 404 page', async () => {
+    const { c } = await loggedIn();
+    expect(html(await c.submit('/authorized', '/authorized/no-such-client/revoke'), 404)).toContain('No such application');
+  });
+});
