@@ -251,6 +251,8 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
     it('non-string JSON values and non-object bodies → invalid_request', async () => {
       expectError(await post({ grant_type: 'authorization_code', code: 42 }, basic(c.clientId, c.clientSecret)), 400, 'invalid_request');
       expectError(await post('["grant_type"]', basic(c.clientId, c.clientSecret)), 400, 'invalid_request');
+      expectError(await post('null', basic(c.clientId, c.clientSecret)), 400, 'invalid_request');
+      expectError(await post('"authorization_code"', basic(c.clientId, c.clientSecret)), 400, 'invalid_request');
     });
 
     it('a body that does not parse, or of another content type → invalid_request in the RFC form', async () => {

@@ -50,8 +50,8 @@ type Params = Record<string, string | undefined>;
  * non-string parameter).
  */
 function readParams(body: unknown, names: readonly string[]): Params {
-  if (body === undefined || body === null) body = {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw new OAuthError('invalid_request', 'The request body must be a JSON object or form fields');
+  if (body === undefined) body = {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_request', 'The request body must be a JSON object or form fields');
   const b = body as Record<string, unknown>;
   const out: Params = {};
   for (const name of names) {
