@@ -9,7 +9,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { OAuthError } from '../../../auth/oauth/errors.ts';
-import { BASIC_CHALLENGE, GRANT_TYPES, revokeRequest, tokenRequest } from '../../../auth/oauth/token.ts';
+import { GRANT_TYPES, revokeRequest, tokenRequest } from '../../../auth/oauth/token.ts';
 import { CODE_CHALLENGE_METHODS } from '../../../auth/oauth/authorize.ts';
 import { SCOPES } from '../../../domain/scopes.ts';
 import type { Services } from '../../../domain/services.ts';
@@ -104,5 +104,3 @@ export function oauthRoutes(app: FastifyInstance, ctx: OAuthRouteContext): void 
       });
   });
 }
-
-export { BASIC_CHALLENGE };
