@@ -1,0 +1,266 @@
+/**
+ * Website security (issue 6): CSRF on EVERY form (missing, wrong, another visitor's, a pre-log-in
+ * or logged-out token, a token in the query string → 403 and nothing changed), and XSS — titles,
+ * profile fields, app names, URLs and usernames full of `<script>` and quotes are rendered escaped
+ * on every page (no page ever carries a script).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/auth/oauth/clients.ts';
+import { issueToken } from '../../src/domain/tokens.ts';
+import { updateProfile } from '../../src/domain/users.ts';
+import { ENGINES } from '../helpers/db.ts';
+import { API, bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
+import { buildThing, buildUser, tokenWith, uniqueName } from '../helpers/factories.ts';
+import { buildClient, REDIRECT_URI } from '../helpers/oauth.ts';
+import { buildWebUser, csrfOf, html, PASSWORD, WebClient } from '../helpers/web.ts';
+
+const XSS = `<script>alert("x'y")</script>`;
+const ESCAPED = '&lt;script&gt;alert(&quot;x&#39;y&quot;)&lt;/script&gt;';
+
+describe.each(ENGINES)('website security on %s', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp(engine);
+  });
+  afterAll(async () => t.close());
+
+  const db = () => t.db.database.db;
+
+  /** Everything a form could change, as one comparable value. */
+  async function snapshot(): Promise<string> {
+    const tables = ['users', 'sessions', 'tips', 'things', 'oauth_clients', 'oauth_codes', 'access_tokens'] as const;
+    const out: Record<string, unknown> = {};
+    for (const table of tables) out[table] = await db().selectFrom(table).selectAll().orderBy(table === 'sessions' ? 'id_hash' : 'id').execute();
+    return JSON.stringify(out);
+  }
+
+  describe('CSRF on every form → 403, nothing changed', () => {
+    let user: Awaited<ReturnType<typeof buildWebUser>>;
+    let c: WebClient;
+    let forms: { name: string; page: string; action: string; fields: Record<string, string>; anonymous?: boolean }[];
+
+    beforeAll(async () => {
+      user = await buildWebUser(t.services);
+      c = new WebClient(t.app);
+      await c.login(user.username);
+      const owner = await buildUser(t.services);
+      const thing = await buildThing(t.services, owner);
+      const mine = await createClient(t.services, { name: 'Mine', callbackDomain: 'mine.example', ownerUserId: user.id });
+      const granted = await buildClient(t.services, { name: 'Granted' });
+      await issueToken(t.services, user.username, 'tip', granted.client.id);
+      const consent = html(await c.get(`/oauth/authorize?response_type=code&client_id=${granted.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&scope=tip`));
+      const signed = /name="request" value="([^"]+)"/.exec(consent)![1]!;
+      forms = [
+        { name: 'sign-up', page: '/signup', action: '/signup', fields: { username: uniqueName('csrf'), email: 'c@example.com', password: PASSWORD }, anonymous: true },
+        { name: 'log-in', page: '/login', action: '/login', fields: { username: user.username, password: PASSWORD }, anonymous: true },
+        { name: 'log-out', page: '/settings', action: '/logout', fields: {} },
+        { name: 'profile', page: '/settings', action: '/settings', fields: { firstname: 'Changed', hide_tips: '1' } },
+        { name: 'budget', page: '/settings', action: '/settings/budget', fields: { budget_cents: '900' } },
+        { name: 'tip', page: `/thing/${thing}`, action: `/thing/${thing}/tip`, fields: {} },
+        { name: 'register app', page: '/apps', action: '/apps', fields: { name: 'Sneaky', callback_domain: 'sneaky.example' } },
+        { name: 'rotate secret', page: '/apps', action: `/apps/${mine.clientId}/secret`, fields: {} },
+        { name: 'delete app', page: '/apps', action: `/apps/${mine.clientId}/delete`, fields: {} },
+        { name: 'revoke grant', page: '/authorized', action: `/authorized/${granted.clientId}/revoke`, fields: {} },
+        { name: 'consent approve', page: '/authorized', action: '/oauth/authorize', fields: { request: signed, decision: 'approve' } },
+      ];
+    });
+
+    /** The client that would legitimately post the form. */
+    const actor = (anonymous?: boolean) => (anonymous ? new WebClient(t.app) : c);
+
+    async function expectRefused(client: WebClient, action: string, fields: Record<string, string>, query = '') {
+      const before = await snapshot();
+      const res = await client.post(`${action}${query}`, fields);
+      const body = html(res, 403);
+      expect(body).toContain('<h1>This form has expired</h1>');
+      expect(res.headers.location).toBeUndefined();
+      expect(res.headers['set-cookie'] ?? '').not.toMatch(/tipjar_session=[^;]/);
+      expect(await snapshot()).toBe(before);
+    }
+
+    it('every POST route of the website is in the list', async () => {
+      // Fastify prints the POST routes as a tree; rebuild the full paths from the indentation.
+      const stack: string[] = [];
+      const posts: string[] = [];
+      for (const line of t.app.printRoutes({ method: 'POST', commonPrefix: false }).split('\n')) {
+        const m = /^([│ ]*)[├└]── (\S+) \(POST\)/.exec(line);
+        if (!m) continue;
+        stack.length = m[1]!.length / 4;
+        stack.push(m[2]!);
+        posts.push(stack.join(''));
+      }
+      // the website's POST routes (the API and the OAuth machine endpoints have no forms)
+      const web = posts.filter((p) => !p.startsWith('/rest/') && p !== '/oauth/token' && p !== '/oauth/revoke');
+      expect(web.sort()).toEqual(
+        ['/signup', '/login', '/logout', '/settings', '/settings/budget', '/thing/:id/tip', '/apps', '/apps/:clientId/secret', '/apps/:clientId/delete', '/authorized/:clientId/revoke', '/oauth/authorize'].sort(),
+      );
+      expect(forms).toHaveLength(11);
+    });
+
+    it.each([
+      'sign-up',
+      'log-in',
+      'log-out',
+      'profile',
+      'budget',
+      'tip',
+      'register app',
+      'rotate secret',
+      'delete app',
+      'revoke grant',
+      'consent approve',
+    ])('%s: without a token, with a wrong one, with another visitor\'s, and with one in the query string only', async (name) => {
+      const form = forms.find((f) => f.name === name)!;
+      const client = actor(form.anonymous);
+      await expectRefused(client, form.action, form.fields);
+      await expectRefused(client, form.action, { ...form.fields, _csrf: 'wrong-token' });
+      await expectRefused(client, form.action, { ...form.fields, _csrf: '' });
+      const stranger = new WebClient(t.app);
+      await expectRefused(client, form.action, { ...form.fields, _csrf: await stranger.csrf('/login') });
+      const valid = await client.csrf(form.page);
+      await expectRefused(client, form.action, form.fields, `?_csrf=${encodeURIComponent(valid)}`);
+    });
+
+    it('a token from before log-in no longer works after it, and a logged-out session\'s token is dead', async () => {
+      const u = await buildWebUser(t.services);
+      const v = new WebClient(t.app);
+      const anonymousToken = await v.csrf('/login');
+      await v.login(u.username);
+      await expectRefused(v, '/settings', { _csrf: anonymousToken, firstname: 'Changed' });
+      const sessionToken = await v.csrf('/settings');
+      const oldSession = v.cookies.get('tipjar_session')!;
+      const out = await v.post('/logout', { _csrf: sessionToken });
+      expect(out.statusCode).toBe(303);
+      // replay the old cookie and its token: the session is gone, the token is refused
+      const replay = new WebClient(t.app);
+      replay.cookies.set('tipjar_session', oldSession);
+      await expectRefused(replay, '/settings', { _csrf: sessionToken, firstname: 'Changed' });
+    });
+
+    it('a JSON body (not a form) without the token is refused the same way', async () => {
+      const before = await snapshot();
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/settings/budget',
+        headers: { cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/json' },
+        payload: { budget_cents: '901' },
+      });
+      expect(res.statusCode).toBe(403);
+      expect(await snapshot()).toBe(before);
+    });
+  });
+
+  describe('XSS: hostile text is escaped on every page', () => {
+    let owner: Awaited<ReturnType<typeof buildWebUser>>;
+    let visitor: WebClient;
+    let thing: number;
+    const hostileUrl = `https://xss.example/?q="><script>alert('u')</script>`;
+
+    beforeAll(async () => {
+      owner = await buildWebUser(t.services);
+      await updateProfile(t.services, owner.id, {
+        firstname: XSS,
+        lastname: XSS,
+        about: XSS,
+        city: XSS,
+        country: XSS,
+        url: `https://xss.example/"><script>alert(1)</script>`,
+        avatar: `https://xss.example/a.png"onerror="alert(1)`,
+      });
+      thing = await buildThing(t.services, { user: owner, token: await tokenWith(t.services, owner.username, 'thing') }, {
+        url: hostileUrl,
+        title: XSS,
+        description: XSS,
+        tags: [`tag${XSS}`],
+      });
+      visitor = new WebClient(t.app);
+      const tipper = await buildWebUser(t.services);
+      await visitor.login(tipper.username);
+      expect((await visitor.submit(`/thing/${thing}`, `/thing/${thing}/tip`)).statusCode).toBe(303);
+    });
+
+    function expectEscaped(body: string) {
+      expect(body).not.toContain('<script');
+      expect(body).not.toContain('onerror="');
+      expect(body).toContain(ESCAPED);
+    }
+
+    it('the thing page: title, description, tags and the URL', async () => {
+      const body = html(await visitor.get(`/thing/${thing}`));
+      expectEscaped(body);
+      expect(body).toContain(`<h1>${ESCAPED}</h1>`);
+      expect(body).toContain('<a href="https://xss.example/?q=&quot;&gt;&lt;script&gt;alert(&#39;u&#39;)&lt;/script&gt;" rel="nofollow noopener">');
+      expect(body).toContain(`<span>tag${ESCAPED}</span>`);
+      expect(body).toContain(`<title>${ESCAPED} · Tipjar</title>`);
+    });
+
+    it("the owner's profile: name, about, city, url, avatar and the things list", async () => {
+      const body = html(await visitor.get(`/profile/${owner.username}`));
+      expectEscaped(body);
+      expect(body).toContain(`<p><strong>${ESCAPED} ${ESCAPED}</strong></p>`);
+      expect(body).toContain(`<a href="/thing/${thing}">${ESCAPED}</a>`);
+      expect(body).toContain('<img class="avatar" src="https://xss.example/a.png&quot;onerror=&quot;alert(1)"');
+      expect(body).toContain('<a href="https://xss.example/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" rel="nofollow noopener ugc">');
+    });
+
+    it("the tipper's profile: the tips list", async () => {
+      const tipperName = /<a href="\/profile\/([^"]+)">/.exec(html(await visitor.get('/settings')))![1]!;
+      expectEscaped(html(await visitor.get(`/profile/${tipperName}`)));
+    });
+
+    it('the settings page: every profile field in its input', async () => {
+      const c = new WebClient(t.app);
+      await c.login(owner.username);
+      const body = html(await c.get('/settings'));
+      expectEscaped(body);
+      expect(body).toContain(`name="firstname" value="${ESCAPED}"`);
+      expect(body).toContain(`<textarea id="about" name="about" maxlength="1000">${ESCAPED}</textarea>`);
+    });
+
+    it('app names on Your applications, Authorized applications and the consent page', async () => {
+      const dev = await buildWebUser(t.services);
+      const c = new WebClient(t.app);
+      await c.login(dev.username);
+      const created = html(await c.submit('/apps', '/apps', { name: XSS, callback_domain: 'app.example.com' }), 201);
+      expectEscaped(created);
+      const clientId = /id="new-client-id">([^<]+)</.exec(created)![1]!;
+      expectEscaped(html(await c.get('/apps')));
+
+      const user = await buildWebUser(t.services);
+      const u = new WebClient(t.app);
+      await u.login(user.username);
+      // response_type=token: the grant is a token at once, so the app is listed as authorized
+      const consent = html(await u.get(`/oauth/authorize?response_type=token&client_id=${clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&scope=tip`));
+      expectEscaped(consent);
+      expect(consent).toContain(`<h1>Allow “${ESCAPED}” to use your account?</h1>`);
+      const approved = await u.post('/oauth/authorize', { _csrf: csrfOf(consent), request: /name="request" value="([^"]+)"/.exec(consent)![1]!, decision: 'approve' });
+      expect(approved.statusCode).toBe(303);
+      expectEscaped(html(await u.get('/authorized')));
+    });
+
+    it('usernames full of <script> and quotes are refused, and echoed escaped on the sign-up and log-in forms', async () => {
+      const c = new WebClient(t.app, '10.9.9.9');
+      const signup = html(await c.submit('/signup', '/signup', { username: XSS, email: 'x@example.com', password: PASSWORD }), 400);
+      expectEscaped(signup);
+      expect(signup).toContain(`name="username" value="${ESCAPED}"`);
+      const login = html(await c.submit('/login', '/login', { username: XSS, password: PASSWORD }), 401);
+      expectEscaped(login);
+      expect(await db().selectFrom('users').select('id').where('username', 'like', '%<script%').execute()).toHaveLength(0);
+    });
+
+    it('hostile input in form errors and return paths is escaped', async () => {
+      const c = new WebClient(t.app);
+      await c.login((await buildWebUser(t.services)).username);
+      const bad = html(await c.submit('/apps', '/apps', { name: 'ok', callback_domain: `"><script>alert("x'y")</script>` }), 400);
+      expect(bad).not.toContain('<script');
+      const page = html(await new WebClient(t.app).get(`/login?return_to=${encodeURIComponent(`/x"><script>alert(1)</script>`)}`));
+      expect(page).not.toContain('<script');
+      expect(page).toContain('name="return_to" value="/x%22%3E%3Cscript%3Ealert(1)%3C/script%3E"');
+    });
+
+    it('the API keeps the raw text (escaping is the renderer\'s job)', async () => {
+      const res = await t.app.inject({ url: `${API}/things/${thing}`, headers: bearer(await issueToken(t.services, owner.username, 'tip')) });
+      expect(JSON.parse(res.body).title).toBe(XSS);
+    });
+  });
+});
