@@ -322,6 +322,22 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       expect(doc.feed.entry[0]['activity:verb']).toBe(`${SCHEMA}follow`);
     });
 
+    it('subscribing (POST /things/:id/subscriptions) shows as follow, then the tip it makes as like', async () => {
+      clock.set(T0);
+      const owner = await buildUser(t.services);
+      const follower = await buildUser(t.services);
+      const id = await buildThing(t.services, owner, { title: 'Podcast' });
+      clock.set(T0 + DAY);
+      const res = await t.app.inject({ method: 'POST', url: `${API}/things/${id}/subscriptions`, headers: bearer(follower.token) });
+      expect(res.statusCode, res.body).toBe(200);
+      const f = follower.user.username;
+      const body = stream(await get(`/users/${owner.user.username}/activities?type=incoming`));
+      expect(body.items.map((i) => [i.verb, i.title, i.id])).toEqual([
+        ['like', `${f} tipped "Podcast"`, `tag:tipjar.test,2012-01-05:${f}/like/${id}`],
+        ['follow', `${f} subscribed to "Podcast"`, `tag:tipjar.test,2012-01-05:${f}/follow/${id}`],
+      ]);
+    });
+
     it('JSONP wraps .as (application/javascript, real status); Atom is never wrapped', async () => {
       const { o } = await scene();
       const plain = await get(`/users/${o}/activities.as`);
