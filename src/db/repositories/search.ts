@@ -56,28 +56,39 @@ export function fts5Query(words: string[]): string {
   return words.map((w) => `"${w.replaceAll('"', '""')}"`).join(' ');
 }
 
-/** SQL for a tags expression: each tag is a set of thing ids (index thing_tags_tag). */
-function tagCondition(e: TagExpression): RawBuilder<unknown> {
+/**
+ * SQL for a tags expression over the thing id `id` (a column reference). `correlated`: one index
+ * probe per candidate (EXISTS on the thing_tags primary key), best when the candidates are few
+ * (full-text matches); otherwise each tag is a set of ids from the thing_tags_tag index (IN).
+ */
+function tagCondition(e: TagExpression, id: RawBuilder<unknown>, correlated: boolean): RawBuilder<unknown> {
   switch (e.kind) {
     case 'tag':
-      return sql`things.id in (select thing_tags.thing_id from thing_tags where thing_tags.tag = ${e.tag})`;
+      return correlated
+        ? sql`exists (select 1 from thing_tags where thing_tags.thing_id = ${id} and thing_tags.tag = ${e.tag})`
+        : sql`${id} in (select thing_tags.thing_id from thing_tags where thing_tags.tag = ${e.tag})`;
     case 'not':
-      return sql`not (${tagCondition(e.operand)})`;
+      return sql`not (${tagCondition(e.operand, id, correlated)})`;
     case 'and':
-      return sql`(${sql.join(e.operands.map(tagCondition), sql` and `)})`;
+      return sql`(${sql.join(
+        e.operands.map((o) => tagCondition(o, id, correlated)),
+        sql` and `,
+      )})`;
     case 'or':
-      return sql`(${sql.join(e.operands.map(tagCondition), sql` or `)})`;
+      return sql`(${sql.join(
+        e.operands.map((o) => tagCondition(o, id, correlated)),
+        sql` or `,
+      )})`;
   }
 }
 
-/** The conditions on `things` columns other than visibility and full text. */
-function filterConditions(c: SearchCriteria): RawBuilder<unknown>[] {
+/** The conditions on `things` columns other than visibility, full text and tags. */
+function columnConditions(c: SearchCriteria): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [];
   if (c.urlKey !== undefined) where.push(sql`things.url_key = ${c.urlKey}`);
   if (c.ownerUserId !== undefined) where.push(sql`things.owner_user_id = ${c.ownerUserId}`);
   if (c.languages?.length) where.push(sql`things.language in (${sql.join(c.languages)})`);
   if (c.categories?.length) where.push(sql`things.category in (${sql.join(c.categories)})`);
-  if (c.tags) where.push(tagCondition(c.tags));
   return where;
 }
 
@@ -87,32 +98,41 @@ const and = (conditions: RawBuilder<unknown>[]) => sql.join(conditions, sql` and
  * The matching things as a relation `(id, rank)`: the visible things, plus (with a viewer) the
  * viewer's own hidden things; with `ranked`, `rank` orders by relevance ascending (bm25 on SQLite,
  * -ts_rank on PostgreSQL), else it is 0.
+ *
+ * SQLite has no statistics, so the plans are spelled out: with words the FTS table drives and
+ * `things` is joined only when a column filter needs it, through the covering things_visible
+ * index; without words things_visible is named (else the planner may take things_url_key and
+ * read every row), unless the url filter makes things_url_key the right one.
  */
 function matches(engine: Engine, c: SearchCriteria, words: string[] | undefined, ranked: boolean): RawBuilder<unknown> {
-  const filters = filterConditions(c);
+  const columns = columnConditions(c);
   const parts: RawBuilder<unknown>[] = [];
-  if (engine === 'sqlite') {
-    const part = (table: 'things_fts' | 'things_fts_hidden', extra: RawBuilder<unknown>[]) => {
+  if (engine === 'sqlite' && words) {
+    const part = (table: 'things_fts' | 'things_fts_hidden') => {
       const fts = sql.raw(table);
-      const where = [sql`${fts} match ${fts5Query(words!)}`, ...extra, ...filters];
-      const join = extra.length || filters.length ? sql`join things on things.id = ${fts}.rowid` : sql``;
+      const where = [sql`${fts} match ${fts5Query(words)}`];
+      let join = sql``;
+      if (table === 'things_fts_hidden') {
+        join = sql`join things on things.id = ${fts}.rowid`;
+        where.push(sql`things.owner_user_id = ${c.viewerUserId}`, ...columns);
+      } else if (columns.length) {
+        // Rows of things_fts are visible things: the condition only lets SQLite use things_visible.
+        join = c.urlKey === undefined ? sql`join things indexed by things_visible on things.id = ${fts}.rowid` : sql`join things on things.id = ${fts}.rowid`;
+        where.push(sql`things.deleted_at is null and things.hidden = 0`, ...columns);
+      }
+      if (c.tags) where.push(tagCondition(c.tags, sql`${fts}.rowid`, true));
       const rank = ranked ? sql`bm25(${fts}, ${sql.raw(BM25_WEIGHTS)})` : sql`0`;
       return sql`select ${fts}.rowid as id, ${rank} as rank from ${fts} ${join} where ${and(where)}`;
     };
-    if (words) {
-      parts.push(part('things_fts', []));
-      if (c.viewerUserId !== undefined) parts.push(part('things_fts_hidden', [sql`things.owner_user_id = ${c.viewerUserId}`]));
-    }
-  }
-  if (parts.length === 0) {
+    parts.push(part('things_fts'));
+    if (c.viewerUserId !== undefined) parts.push(part('things_fts_hidden'));
+  } else {
     const full = words ? sql`plainto_tsquery('english', ${words.join(' ')})` : undefined;
     const rank = full && ranked ? sql`-ts_rank(things.search_vector, ${full})` : sql`0`;
-    const part = (from: RawBuilder<unknown>, visibility: RawBuilder<unknown>[]) => {
-      const where = [sql`things.deleted_at is null`, ...visibility, ...(full ? [sql`things.search_vector @@ ${full}`] : []), ...filters];
-      return sql`select things.id as id, ${rank} as rank from ${from} where ${and(where)}`;
-    };
-    // SQLite has no statistics to prefer the covering things_visible index over things_url_key
-    // (which would read every row): name it, unless the url filter makes things_url_key the one.
+    const filters = [...(full ? [sql`things.search_vector @@ ${full}`] : []), ...columns];
+    if (c.tags) filters.push(tagCondition(c.tags, sql`things.id`, full !== undefined));
+    const part = (from: RawBuilder<unknown>, visibility: RawBuilder<unknown>[]) =>
+      sql`select things.id as id, ${rank} as rank from ${from} where ${and([sql`things.deleted_at is null`, ...visibility, ...filters])}`;
     const visible = engine === 'sqlite' && c.urlKey === undefined ? sql`things indexed by things_visible` : sql`things`;
     parts.push(part(visible, [sql`things.hidden = 0`]));
     if (c.viewerUserId !== undefined) parts.push(part(sql`things`, [sql`things.owner_user_id = ${c.viewerUserId}`, sql`things.hidden <> 0`]));
@@ -178,9 +198,10 @@ export async function searchThings(ex: Executor, engine: Engine, c: SearchCriter
   let pageIds: number[];
   const scored = scores(engine, c);
   if (scored) {
-    const scoredMatches = sql`select m.id as id, s.score as score from (${m}) as m join (${scored}) as s on s.thing_id = m.id`;
+    // The scored things (few) drive; the matches are one set to probe (not a join per match).
+    const scoredMatches = sql`select s.thing_id as id, s.score as score from (${scored}) as s where s.thing_id in (select m.id from (${m}) as m)`;
     const scoredTotal = await count(ex, scoredMatches);
-    pageIds = offset < scoredTotal ? await ids(ex, sql`${scoredMatches} order by s.score desc, m.id desc limit ${c.count} offset ${offset}`) : [];
+    pageIds = offset < scoredTotal ? await ids(ex, sql`${scoredMatches} order by s.score desc, s.thing_id desc limit ${c.count} offset ${offset}`) : [];
     if (pageIds.length < c.count) {
       const rest = sql`select m.id as id from (${m}) as m where m.id not in (select thing_id from (${scored}) as s)`;
       pageIds.push(...(await ids(ex, sql`${rest} order by m.id desc limit ${c.count - pageIds.length} offset ${Math.max(0, offset - scoredTotal)}`)));
