@@ -186,7 +186,7 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
               continue;
             }
             const expected = Math.min(tp.budgetAtClose ?? tp.budget, tp.budget + tp.extra);
-            expect(debit.map((d) => d.amount_cents)).toEqual([-expected]);
+            expect(debit.map((d) => d.amount_cents)).toEqual([expected === 0 ? 0 : -expected]);
             expect(shares.map((x) => x.amount_cents)).toEqual(splitEvenly(expected, n));
             expect(shares.every((x) => x.amount_cents >= 0)).toBe(true);
           }

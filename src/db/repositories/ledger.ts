@@ -54,23 +54,44 @@ export async function postTransaction(
     .returning('id')
     .executeTakeFirst();
   if (!inserted) return false;
-  for (const e of entries) {
-    const accountId = await ensureAccount(ex, e.account, tx.now);
-    await ex
-      .insertInto('ledger_entries')
-      .values({ transaction_id: inserted.id, account_id: accountId, amount_cents: e.amountCents, created_at: tx.now, tip_id: e.tipId ?? null })
-      .execute();
+  if (entries.length === 0) return true;
+  // Accounts: created on first use, then looked up all at once.
+  const refs = new Map<string, AccountRef>();
+  for (const e of entries) refs.set(accountKey(e.account), e.account);
+  await ex
+    .insertInto('ledger_accounts')
+    .values([...refs].map(([key, a]) => ({ account_key: key, kind: a.kind, user_id: a.userId ?? null, identity: a.identity ?? null, created_at: tx.now })))
+    .onConflict((oc) => oc.column('account_key').doNothing())
+    .execute();
+  const rows = await ex.selectFrom('ledger_accounts').select(['id', 'account_key']).where('account_key', 'in', [...refs.keys()]).execute();
+  const ids = new Map(rows.map((r) => [r.account_key, r.id]));
+  await ex
+    .insertInto('ledger_entries')
+    .values(
+      entries.map((e) => ({
+        transaction_id: inserted.id,
+        account_id: ids.get(accountKey(e.account))!,
+        amount_cents: e.amountCents,
+        created_at: tx.now,
+        tip_id: e.tipId ?? null,
+      })),
+    )
+    .execute();
+  // Running balances, kept in step in the same transaction: one update per account touched.
+  const deltas = new Map<string, number>();
+  for (const e of entries) deltas.set(accountKey(e.account), (deltas.get(accountKey(e.account)) ?? 0) + e.amountCents);
+  const changed = [...deltas].filter(([, delta]) => delta !== 0).map(([key, delta]) => ({ id: ids.get(key)!, delta, account: refs.get(key)! }));
+  if (changed.length > 0) {
+    const cases = sql.join(changed.map((c) => sql`when ${c.id} then cast(${c.delta} as bigint)`), sql` `);
     await ex
       .updateTable('ledger_accounts')
-      .set({ balance_cents: sql`balance_cents + ${e.amountCents}` })
-      .where('id', '=', accountId)
+      .set({ balance_cents: sql`balance_cents + case id ${cases} end` })
+      .where('id', 'in', changed.map((c) => c.id))
       .execute();
-    if (e.account.kind === 'balance' && e.account.userId !== undefined) {
-      await ex
-        .updateTable('users')
-        .set({ balance_cents: sql`balance_cents + ${e.amountCents}` })
-        .where('id', '=', e.account.userId)
-        .execute();
+  }
+  for (const c of changed) {
+    if (c.account.kind === 'balance' && c.account.userId !== undefined) {
+      await ex.updateTable('users').set({ balance_cents: sql`balance_cents + ${c.delta}` }).where('id', '=', c.account.userId).execute();
     }
   }
   return true;
