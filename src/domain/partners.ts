@@ -4,6 +4,7 @@
  * client, a webhook URL, their events and a signing secret; verification of identities, which
  * hands every pending thing of the identity, its tips and its held shares to the user.
  */
+import { createHash } from 'node:crypto';
 import { createClient, deleteClient } from '../auth/oauth/clients.ts';
 import { inTransaction, isUniqueViolation } from '../db/transaction.ts';
 import {
@@ -162,11 +163,23 @@ export async function verifyIdentity(
   if (id.kind === 'partner' && id.namespace !== partner.namespace) {
     throw new UnauthorizedError(`Partner "${partner.namespace}" may not verify identities of namespace "${id.namespace}"`, 'users');
   }
-  const identity = id.identity;
-  const userId = principal.userId;
-  const claimed = await inTransaction(s.database, async (trx) => {
+  const claimed = await claimIdentity(s, principal.userId, id.identity, partner.id);
+  if (claimed === null) throw new UnauthorizedError(`The identity ${id.identity} has already been verified by another account`, 'users');
+  return { identity: id.identity, claimedThingIds: claimed };
+}
+
+/**
+ * Records that `userId` owns `identity` (verified by partner `partnerId`, or by the website's
+ * claim page when null) and, in the same transaction, gives the user every pending thing of the
+ * identity (tips kept, their incoming activities re-pointed) and moves the identity's held shares
+ * (`held:<identity>`) to the user's earnings. The caller has checked the user may claim it.
+ * @returns the ids of the things claimed now, or null when another user holds the identity
+ *   (nothing changed). Of concurrent claims exactly one gets a list (identity is a primary key).
+ */
+export async function claimIdentity(s: Services, userId: number, identity: string, partnerId: number | null): Promise<number[] | null> {
+  return inTransaction(s.database, async (trx) => {
     const now = s.clock.now();
-    if (!(await insertIdentity(trx, { identity, userId, partnerId: partner.id, now }))) {
+    if (!(await insertIdentity(trx, { identity, userId, partnerId, now }))) {
       const owner = await findIdentityOwner(trx, identity);
       if (owner?.userId !== userId) return null;
     }
@@ -187,8 +200,12 @@ export async function verifyIdentity(
     }
     return thingIds;
   });
-  if (claimed === null) throw new UnauthorizedError(`The identity ${identity} has already been verified by another account`, 'users');
-  return { identity, claimedThingIds: claimed };
+}
+
+/** True when `email` (trimmed, lower-cased) has the MD5 of an `email:<md5>` identity. */
+export function emailMatchesIdentity(email: string, identity: string): boolean {
+  const m = /^email:([0-9a-f]{32})$/.exec(identity);
+  return m !== null && email.trim() !== '' && createHash('md5').update(email.trim().toLowerCase()).digest('hex') === m[1];
 }
 
 /** One delivery with its attempts, for `tipjar webhooks log`. */

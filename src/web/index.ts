@@ -25,6 +25,7 @@ import { pageRoutes } from './routes/pages.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { appsRoutes } from './routes/apps.ts';
 import { authorizeRoutes } from './routes/authorize.ts';
+import { claimRoutes } from './routes/claim.ts';
 
 /** What the website's route modules share. */
 export interface WebContext {
@@ -117,6 +118,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   settingsRoutes(app, ctx);
   appsRoutes(app, ctx);
   authorizeRoutes(app, ctx);
+  claimRoutes(app, ctx);
 }
 
 /**

@@ -142,11 +142,11 @@ export async function findIdentityOwner(ex: Executor, identity: string): Promise
 }
 
 /**
- * Records that `userId` verified `identity` through `partnerId`.
+ * Records that `userId` verified `identity` through `partnerId` (null: the website's claim page).
  * @returns false when the identity is already recorded (for this or another user): the primary
  *   key makes concurrent claims of one identity end with exactly one row.
  */
-export async function insertIdentity(ex: Executor, r: { identity: string; userId: number; partnerId: number; now: number }): Promise<boolean> {
+export async function insertIdentity(ex: Executor, r: { identity: string; userId: number; partnerId: number | null; now: number }): Promise<boolean> {
   const inserted = await ex
     .insertInto('identities')
     .values({ identity: r.identity, user_id: r.userId, partner_id: r.partnerId, claimed_at: r.now })
@@ -168,4 +168,16 @@ export async function claimPendingThings(ex: Executor, identity: string, userId:
     .returning('id')
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** Pending things of an identity (not deleted), newest first, at most `limit`. */
+export async function listPendingThings(ex: Executor, identity: string, limit: number): Promise<{ id: number; url: string; title: string; tips: number }[]> {
+  return ex
+    .selectFrom('things')
+    .select(['id', 'url', 'title', 'tips'])
+    .where('owner_identity', '=', identity)
+    .where('deleted_at', 'is', null)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }

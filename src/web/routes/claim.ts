@@ -1,0 +1,73 @@
+/**
+ * The claim page (issue 5; notes §15 `claim_url`): `/claim/<identity>` — optionally followed by
+ * `/owner/<URL-encoded address>`, which partners append for `email:` owners — shows the pending
+ * things of a partner-side identity and lets a logged-in user claim an `email:<md5>` identity
+ * when the MD5 of their account's address (trimmed, lower-cased) is that hash. Claiming is the
+ * same transaction as partner verification (src/domain/partners.ts claimIdentity): the things,
+ * their tips and the held shares become the user's. `twitter:` and `partner:` identities are
+ * verified through the partner (`POST /user/verify`); the page says so.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseIdentity } from '../../domain/identities.ts';
+import { claimIdentity, emailMatchesIdentity } from '../../domain/partners.ts';
+import { findIdentityOwner, listPendingThings } from '../../db/repositories/partners.ts';
+import { findUserById } from '../../db/repositories/users.ts';
+import type { WebContext } from '../index.ts';
+import { field, toLogin } from './form.ts';
+
+/** Pending things listed on the page, at most. */
+const LISTED = 50;
+
+export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
+  const s = ctx.services;
+
+  /** The page's state for the visitor; `status` 404 when the identity is malformed. */
+  async function show(request: FastifyRequest, reply: FastifyReply, raw: string, address: string, notice?: string, status = 200) {
+    const id = parseIdentity(raw);
+    if (!id) return ctx.errorPage(request, reply, 404, 'Page not found', 'This claim link is not valid.');
+    const path = `/claim/${encodeURIComponent(id.identity)}`;
+    const [things, holder] = await Promise.all([listPendingThings(s.database.db, id.identity, LISTED), findIdentityOwner(s.database.db, id.identity)]);
+    const session = request.webSession;
+    const user = session ? await findUserById(s.database.db, session.userId) : undefined;
+    let state: 'login' | 'claim' | 'mismatch' | 'yours' | 'taken' | 'partner';
+    if (holder) state = holder.userId === user?.id ? 'yours' : 'taken';
+    else if (id.kind !== 'email') state = 'partner';
+    else if (!user) state = 'login';
+    else state = emailMatchesIdentity(user.email, id.identity) ? 'claim' : 'mismatch';
+    return ctx.page(
+      request,
+      reply,
+      './claim',
+      { title: 'Claim your things', identity: id.identity, kind: id.kind, address, things, state, path, loginPath: `/login?return_to=${encodeURIComponent(request.url)}`, notice },
+      status,
+    );
+  }
+
+  /** GET /claim/:identity — the pending things of the identity and what the visitor can do. */
+  app.get<{ Params: { identity: string } }>('/claim/:identity', async (request, reply) => {
+    const notice = field(request.query as Record<string, unknown>, 'done') === 'claimed' ? 'Claimed: these things and their tips are now yours.' : undefined;
+    return show(request, reply, request.params.identity, '', notice);
+  });
+
+  /** GET /claim/:identity/owner/:address — the same, naming the e-mail address the partner knows. */
+  app.get<{ Params: { identity: string; address: string } }>('/claim/:identity/owner/:address', async (request, reply) =>
+    show(request, reply, request.params.identity, request.params.address),
+  );
+
+  /**
+   * POST /claim/:identity — field _csrf. Log-in required. Only for `email:` identities whose hash
+   * is the MD5 of the user's address: 303 to `/claim/<identity>?done=claimed`; otherwise the page
+   * again with 403 and nothing changed.
+   */
+  app.post<{ Params: { identity: string } }>('/claim/:identity', async (request, reply) => {
+    const id = parseIdentity(request.params.identity);
+    if (!id) return ctx.errorPage(request, reply, 404, 'Page not found', 'This claim link is not valid.');
+    const path = `/claim/${encodeURIComponent(id.identity)}`;
+    if (!request.webSession) return toLogin(request, reply, path);
+    const user = await findUserById(s.database.db, request.webSession.userId);
+    if (!user || id.kind !== 'email' || !emailMatchesIdentity(user.email, id.identity)) return show(request, reply, id.identity, '', undefined, 403);
+    const claimed = await claimIdentity(s, user.id, id.identity, null);
+    if (claimed === null) return show(request, reply, id.identity, '', undefined, 403);
+    return reply.code(303).header('cache-control', 'no-store').redirect(`${path}?done=claimed`);
+  });
+}
