@@ -69,7 +69,8 @@ const HEADINGS: Record<number, string> = {
  * Routes: GET / · GET/POST /signup · GET/POST /login · POST /logout · GET/POST /settings ·
  * POST /settings/budget · GET /profile/:username · GET /thing/:id · POST /thing/:id/tip ·
  * GET/POST /apps · POST /apps/:clientId/secret · POST /apps/:clientId/delete · GET /authorized ·
- * POST /authorized/:clientId/revoke · GET/POST /oauth/authorize · GET /static/site.css.
+ * POST /authorized/:clientId/revoke · GET/POST /oauth/authorize · GET /static/site.css ·
+ * GET /claim/:identity[/owner/:address] · POST /claim/:identity (src/web/routes/claim.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config } = opts;
