@@ -7,7 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashSecret, newSecret } from '../auth/secrets.ts';
-import { deleteSession, findLiveSession, insertSession } from '../db/repositories/sessions.ts';
+import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession } from '../db/repositories/sessions.ts';
 import { inTransaction } from '../db/transaction.ts';
 import type { Principal } from '../domain/records.ts';
 import { SCOPES } from '../domain/scopes.ts';
@@ -54,7 +54,8 @@ export async function loadSession(s: Services, request: FastifyRequest): Promise
 
 /**
  * Starts a new session for `userId` (log-in, sign-up): deletes the request's current session row
- * if any, inserts a new one with a fresh id and CSRF secret (one transaction), and sets the cookie.
+ * if any and the user's expired ones, inserts a new one with a fresh id and CSRF secret (one
+ * transaction), and sets the cookie.
  * @returns the new session (also stored on `request.webSession`).
  */
 export async function startSession(
@@ -70,6 +71,7 @@ export async function startSession(
   const old = request.cookies[SESSION_COOKIE];
   await inTransaction(s.database, async (trx) => {
     if (old) await deleteSession(trx, hashSecret(old));
+    await deleteExpiredSessions(trx, user.id, now);
     await insertSession(trx, { idHash: session.idHash, userId: user.id, csrfSecret: session.csrfSecret, createdAt: now, expiresAt: now + SESSION_TTL });
   });
   reply.setCookie(SESSION_COOKIE, id, cookieOptions(secure, SESSION_TTL));

@@ -197,6 +197,12 @@ describe.each(ENGINES)('website accounts on %s', (engine) => {
       const res = await c.get('/settings');
       expect(res.statusCode).toBe(302);
       expect(res.headers.location).toBe('/login?return_to=%2Fsettings');
+      // the next log-in (from another browser) tidies the expired row away
+      expect(await sessionsOf(user.id)).toHaveLength(1);
+      await new WebClient(t.app).login(user.username);
+      const rows = await sessionsOf(user.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.expires_at).toBe(clock.now() + SESSION_TTL);
     });
   });
 

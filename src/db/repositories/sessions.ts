@@ -52,8 +52,8 @@ export async function deleteSession(ex: Executor, idHash: string): Promise<void>
   await ex.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
 }
 
-/** Deletes sessions that expired before `now`; returns how many. */
-export async function deleteExpiredSessions(ex: Executor, now: number): Promise<number> {
-  const r = await ex.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
+/** Deletes a user's sessions that expired at or before `now` (tidied at each log-in); returns how many. */
+export async function deleteExpiredSessions(ex: Executor, userId: number, now: number): Promise<number> {
+  const r = await ex.deleteFrom('sessions').where('user_id', '=', userId).where('expires_at', '<=', now).executeTakeFirst();
   return Number(r.numDeletedRows);
 }

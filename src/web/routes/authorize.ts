@@ -55,7 +55,7 @@ export function signConsent(session: WebSession, payload: ConsentPayload): strin
 /** The payload of a signed consent value, or undefined when it was altered, is not this session's or has expired. */
 export function verifyConsent(session: WebSession, value: string, now: number): ConsentPayload | undefined {
   const [body, sig, extra] = value.split('.');
-  if (!body || !sig || extra !== undefined || value.length > 20_000) return undefined;
+  if (!body || !sig || extra !== undefined || value.length > 100_000) return undefined;
   const given = Buffer.from(sig, 'base64url');
   const expected = mac(session, body);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
