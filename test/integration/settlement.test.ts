@@ -270,6 +270,28 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     expect(await checkLedger(s)).toEqual([]);
   });
 
+  it.runIf(engine === 'postgres')('a claim of a pending thing racing the settlement: the share follows the committed owner', async () => {
+    clock.set(at(2024, 4, 10));
+    const claimer = await moneyUser(s, 0, 0);
+    const fan = await moneyUser(s, 600, 600);
+    const identity = 'email:fedcba9876543210fedcba9876543210';
+    const thing = await ownedThing(s, { identity });
+    await tipThing(s, principalOf(fan), thing);
+    clock.set(at(2024, 5, 1));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let settling: Promise<unknown> | undefined;
+    await s.database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('things').set({ owner_user_id: claimer.id, owner_identity: null }).where('id', '=', thing).execute();
+      settling = settlePeriod(s, { period: '2024-04' });
+      setTimeout(release, 300);
+      await gate;
+    });
+    await settling;
+    const { shares } = await settlementOf(s, '2024-04', fan.id);
+    expect(shares.map((x) => [x.account_key, x.amount_cents])).toEqual([[`earnings:user:${claimer.id}`, 600]]);
+  });
+
   it('a budget of 0 at the close still settles every tip, with zero shares', async () => {
     clock.set(at(2026, 1, 5));
     const owner = await moneyUser(s, 0, 0);

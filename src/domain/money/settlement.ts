@@ -117,17 +117,23 @@ interface TipToSettle {
   ownerIdentity: string | null;
 }
 
-/** The tips of a tipper in a period in settlement order (time, then id), deleted things included. */
-async function tipsToSettle(ex: Executor, tipperId: number, period: string): Promise<TipToSettle[]> {
-  const rows = await ex
+/**
+ * The tips of a tipper in a period in settlement order (time, then id), deleted things included.
+ * On PostgreSQL the things' rows are share-locked, so a concurrent claim of a pending thing's
+ * identity (which updates the thing's owner, then moves `held:<identity>`) either happens before
+ * (the share goes to the new owner's earnings) or waits for this transaction (and then moves the
+ * share just held). SQLite's write transactions are serial already.
+ */
+async function tipsToSettle(ex: Executor, engine: 'sqlite' | 'postgres', tipperId: number, period: string): Promise<TipToSettle[]> {
+  const query = ex
     .selectFrom('tips')
     .innerJoin('things', 'things.id', 'tips.thing_id')
     .select(['tips.id', 'things.owner_user_id', 'things.owner_identity'])
     .where('tips.tipper_id', '=', tipperId)
     .where('tips.period', '=', period)
     .orderBy('tips.created_at')
-    .orderBy('tips.id')
-    .execute();
+    .orderBy('tips.id');
+  const rows = await (engine === 'postgres' ? query.forShare(['things']) : query).execute();
   return rows.map((r) => ({ id: r.id, ownerUserId: r.owner_user_id, ownerIdentity: r.owner_identity }));
 }
 
@@ -165,7 +171,7 @@ function shareAccount(t: TipToSettle): AccountRef {
 async function settleTipper(trx: Executor, s: Services, period: string, tipperId: number): Promise<number | undefined> {
   const reference = settlementReference(period, tipperId);
   if (await hasTransaction(trx, reference)) return undefined;
-  const tips = await tipsToSettle(trx, tipperId, period);
+  const tips = await tipsToSettle(trx, s.database.engine, tipperId, period);
   if (tips.length === 0) return undefined;
   const means = (await findMeans(trx, tipperId)) ?? { balanceCents: 0, budgetCents: 0 };
   const amount = settlementAmount(means);
