@@ -24,7 +24,8 @@ export interface LoginLimiter {
 /** A new in-memory limiter (one per app instance). */
 export function createLoginLimiter(maxFailures = MAX_FAILURES, windowSeconds = WINDOW_SECONDS): LoginLimiter {
   const limiter = new RateLimiterMemory({ keyPrefix: 'login', points: maxFailures, duration: windowSeconds });
-  const userKey = (u: string) => `user:${u.toLowerCase()}`;
+  // usernames are at most 32 characters: longer input is cut, so keys stay small
+  const userKey = (u: string) => `user:${u.slice(0, 64).toLowerCase()}`;
   const ipKey = (ip: string) => `ip:${ip}`;
   const wait = (r: RateLimiterRes | null) => (r && r.consumedPoints >= maxFailures ? Math.max(1, Math.ceil(r.msBeforeNext / 1000)) : 0);
   return {
