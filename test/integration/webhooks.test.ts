@@ -277,6 +277,18 @@ describe.each(ENGINES)('partner webhooks on %s', (engine) => {
     expect([...receiver.processed.values()].map((p) => Number(p.thing_clicks_total)).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
   });
 
+  it('creates one pending thing when many users tip its auto-submit URL at once, with one delivery per tip', async () => {
+    const tippers = await Promise.all(Array.from({ length: 20 }, () => buildUser(t.services, { scopes: 'tip' })));
+    const inner = `https://blog.example.com/${uniqueName('race')}`;
+    const url = autoSubmit({ url: inner, owner: `partner:${namespace}:race` });
+    const results = await Promise.all(tippers.map((tp) => t.app.inject({ method: 'POST', url: `${API}/tip`, headers: bearer(tp.token), payload: { url } })));
+    expect(results.map((r) => r.statusCode)).toEqual(tippers.map(() => 200));
+    const things = await t.db.database.db.selectFrom('things').select(['id', 'tips', 'owner_identity']).where('url', '=', inner).execute();
+    expect(things).toEqual([{ id: things[0]!.id, tips: 20, owner_identity: `partner:${namespace}:race` }]);
+    const payloads = (await deliveries()).map((d) => JSON.parse(d.payload) as Record<string, string>).filter((p) => p.thing_id === String(things[0]!.id));
+    expect(payloads.map((p) => Number(p.thing_clicks_total)).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
   it('sends email: and twitter: identities to every subscribed partner, partner: ones only to their namespace', async () => {
     await deliverDue(t.services);
     const other = await createPartner(t.services, { namespace: uniqueName('other'), webhookUrl: 'http://127.0.0.1:9/none', events: 'pendingclickcreate', allowPrivateWebhook: true });
