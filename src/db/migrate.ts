@@ -32,7 +32,16 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
     // Kysely looks for its own tables by name across schemas; pin them to ours.
     ...(database.schema ? { migrationTableSchema: database.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // Kysely's bookkeeping introspects every schema's tables (pg_get_serial_sequence per column); a
+  // schema dropped meanwhile by another process (parallel test files) fails it with 42P01/3F000
+  // before any migration ran. That is not our schema's problem: try again.
+  for (let attempt = 1; error && attempt < 5; attempt++) {
+    const code = (error as { code?: string }).code;
+    const inMigration = results?.some((r) => r.status === 'Error');
+    if (inMigration || (code !== '42P01' && code !== '3F000')) break;
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? String(error)}`);
