@@ -100,7 +100,7 @@ async function attempt(s: Services, d: DeliveryRecord, partner: PartnerRecord | 
       statusCode = res.status;
       if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''}`;
     } catch (err) {
-      error = err instanceof FetchError ? `${err.kind}: ${err.message}` : String(err);
+      error = err instanceof FetchError ? `${err.kind}: ${err.message.replace(/^refused: /, '')}` : String(err);
     }
   }
   const now = s.clock.now();

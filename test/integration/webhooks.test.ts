@@ -277,6 +277,44 @@ describe.each(ENGINES)('partner webhooks on %s', (engine) => {
     expect([...receiver.processed.values()].map((p) => Number(p.thing_clicks_total)).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
   });
 
+  it('times out a receiver that does not answer, and checks the address again at every attempt', async () => {
+    await deliverDue(t.services);
+    const tp = await buildUser(t.services, { scopes: 'tip' });
+    const tipped = await t.app.inject({
+      method: 'POST',
+      url: `${API}/tip`,
+      headers: bearer(tp.token),
+      payload: { url: autoSubmit({ url: `https://blog.example.com/${uniqueName('p')}`, owner: `partner:${namespace}:slow` }) },
+    });
+    expect(tipped.statusCode).toBe(200);
+    const [row] = (await deliveries()).slice(-1);
+    receiver.holdMs = 2000;
+    try {
+      expect(await deliverDue(t.services, { timeoutMs: 300, retryDelay: () => 5 })).toEqual({ attempted: 1, delivered: 0, retried: 1, failed: 0 });
+    } finally {
+      receiver.holdMs = 0;
+    }
+    expect((await deliveries()).find((d) => d.id === row!.id)).toMatchObject({ status: 'pending', attempts: 1, last_error: 'timeout: timed out after 300 ms' });
+
+    // The operator withdraws the private-address allowance: the next attempt is refused before connecting.
+    await t.db.database.db.updateTable('partners').set({ allow_private_webhook: 0 }).where('id', '=', partnerId).execute();
+    const before = receiver.requests.length;
+    clock.advance(5);
+    try {
+      expect(await deliverDue(t.services, { retryDelay: () => 5 })).toEqual({ attempted: 1, delivered: 0, retried: 1, failed: 0 });
+    } finally {
+      await t.db.database.db.updateTable('partners').set({ allow_private_webhook: 1 }).where('id', '=', partnerId).execute();
+    }
+    expect(receiver.requests.length).toBe(before);
+    const attempts = await t.db.database.db.selectFrom('webhook_attempts').select(['status_code', 'error']).where('delivery_id', '=', row!.id).orderBy('id').execute();
+    expect(attempts).toEqual([
+      { status_code: null, error: 'timeout: timed out after 300 ms' },
+      { status_code: null, error: 'refused: 127.0.0.1 is a loopback address' },
+    ]);
+    clock.advance(5);
+    expect(await deliverDue(t.services)).toMatchObject({ attempted: 1, delivered: 1 });
+  });
+
   it('creates one pending thing when many users tip its auto-submit URL at once, with one delivery per tip', async () => {
     const tippers = await Promise.all(Array.from({ length: 20 }, () => buildUser(t.services, { scopes: 'tip' })));
     const inner = `https://blog.example.com/${uniqueName('race')}`;
