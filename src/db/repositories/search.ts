@@ -185,14 +185,16 @@ async function count(ex: Executor, query: RawBuilder<unknown>): Promise<number> 
  * last 30/7/1 days before `c.now`; `trend`: tips in the last 30 days, each weighing
  * 2^(-age / 3 days). Ties, and things without a score, are newest first (the most recently
  * registered first, by id). A tip sort is two index-friendly queries: the scored things (few)
- * in score order, then the others newest first.
+ * in score order, then the others newest first. On PostgreSQL a word search reads its matches
+ * once (see postgresWordSearch).
  * @param engine the dialect of `ex` (the full-text SQL differs).
  */
 export async function searchThings(ex: Executor, engine: Engine, c: SearchCriteria): Promise<SearchPage> {
   if (c.words !== undefined && c.words.length === 0) return { total: 0, things: [] };
   const m = matches(engine, c, c.words, c.sort === 'relevance' && c.words !== undefined);
-  const total = await count(ex, m);
   const offset = (c.page - 1) * c.count;
+  if (engine === 'postgres' && c.words) return postgresWordSearch(ex, engine, c, m, offset);
+  const total = await count(ex, m);
   if (total <= offset) return { total, things: [] };
 
   let pageIds: number[];
@@ -211,6 +213,28 @@ export async function searchThings(ex: Executor, engine: Engine, c: SearchCriter
   } else {
     pageIds = await ids(ex, sql`select m.id as id from (${m}) as m order by m.id desc limit ${c.count} offset ${offset}`);
   }
+  return { total, things: await thingsInOrder(ex, pageIds) };
+}
+
+async function thingsInOrder(ex: Executor, pageIds: number[]): Promise<ThingRecord[]> {
   const found = new Map((await findThingsByIds(ex, pageIds)).map((t) => [t.id, t]));
-  return { total, things: pageIds.flatMap((id) => found.get(id) ?? []) };
+  return pageIds.flatMap((id) => found.get(id) ?? []);
+}
+
+/**
+ * PostgreSQL with words: the tsquery test (and the rank) is the cost, so the matches are read once
+ * — count, score and page in one query (`count(*) over ()`); the matches of a word search are
+ * few enough to order whole. A second query counts only when the page is past the end.
+ */
+async function postgresWordSearch(ex: Executor, engine: Engine, c: SearchCriteria, m: RawBuilder<unknown>, offset: number): Promise<SearchPage> {
+  const scored = scores(engine, c);
+  const query = scored
+    ? sql`select m.id as id, count(*) over () as total from (${m}) as m left join (${scored}) as s on s.thing_id = m.id
+        order by coalesce(s.score, 0) desc, m.id desc limit ${c.count} offset ${offset}`
+    : c.sort === 'relevance'
+      ? sql`select m.id as id, count(*) over () as total from (${m}) as m order by m.rank, m.id desc limit ${c.count} offset ${offset}`
+      : sql`select m.id as id, count(*) over () as total from (${m}) as m order by m.id desc limit ${c.count} offset ${offset}`;
+  const r = await sql<{ id: number | string; total: number | string }>`${query}`.execute(ex);
+  if (r.rows.length === 0) return { total: offset === 0 ? 0 : await count(ex, m), things: [] };
+  return { total: Number(r.rows[0]!.total), things: await thingsInOrder(ex, r.rows.map((row) => Number(row.id))) };
 }
