@@ -417,8 +417,8 @@ describe.each(ENGINES)('webhook deliveries across a crash of the real server on 
       DISCOVERY: 'off',
       WEBHOOKS: 'on',
       WEBHOOKS_INTERVAL_SECONDS: '1',
-      WEBHOOKS_TIMEOUT_SECONDS: '2',
-      WEBHOOKS_CLAIM_SECONDS: '3',
+      WEBHOOKS_TIMEOUT_SECONDS: '5',
+      WEBHOOKS_CLAIM_SECONDS: '6',
     };
   });
   afterAll(async () => {
@@ -483,7 +483,7 @@ describe.each(ENGINES)('webhook deliveries across a crash of the real server on 
     // Restart with a healthy receiver: every delivery arrives; the claims of the dead process expire first.
     receiver.holdMs = 0;
     const second = await startServer();
-    await until('all deliveries to be processed', () => receiver.processed.size === TIPS);
+    await until('all deliveries to be processed', () => receiver.processed.size === TIPS, 60_000);
     const final = await openDatabase(database.url);
     try {
       await until('all deliveries to be marked delivered', async () => {
