@@ -3,7 +3,7 @@
  * element named for the resource (`<thing>`, `<things>` with `<thing>` children,
  * `<categories>`/`<category>`, `<error>`), one child element per field, arrays as repeated singular
  * elements (`<tags><tag>…</tag></tags>`), booleans `true|false`, empty elements for empty strings.
- * Built with fast-xml-parser's XMLBuilder (see docs/adr/0004). Documented in docs/api.md.
+ * Built with fast-xml-parser's XMLBuilder (see docs/adr/0004-formats.md). Documented in docs/api.md.
  */
 import { XMLBuilder } from 'fast-xml-parser';
 
