@@ -22,6 +22,7 @@ import { sendNotFoundPage, webPlugin } from './web/index.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter } from './ratelimit/limiter.ts';
 import { createDiscovery } from './discovery/index.ts';
+import { registerOpenApi } from './http/plugins/openapi.ts';
 
 export interface AppDeps {
   config: Config;
@@ -100,6 +101,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const text = await readFile(new URL('../docs/api.md', import.meta.url), 'utf8');
     return reply.type('text/markdown; charset=utf-8').send(text);
   });
+
+  // OpenAPI 3.1 at /openapi.json and Swagger UI at /docs, generated from the route schemas that
+  // follow (registered before them: @fastify/swagger collects routes as they are added).
+  await registerOpenApi(app, { publicUrl: config.publicUrl, authUrl: config.authUrl });
 
   // OAuth 2 machine endpoints at the root of {auth_url} (token, revoke, RFC 8414 metadata), in
   // their own context: errors there take the RFC 6749 §5.2 form.

@@ -12,6 +12,7 @@ import { requireToken } from '../../plugins/authenticate.ts';
 import type { Query } from '../../params.ts';
 import type { RouteContext } from '../../context.ts';
 import { activityItems, sendFeed, userAuthor, type FeedDescription } from '../../feeds.ts';
+import * as docs from './schemas.ts';
 
 export function activityRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
@@ -29,14 +30,14 @@ export function activityRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * GET /users/:username/activities — public. 404 `not_found` for an unknown user. Hidden things
    * appear only when the caller (token) owns them.
    */
-  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/activities', { config }, async (request, reply) => {
+  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/activities', { ...docs.userActivities, config }, async (request, reply) => {
     const direction = parseActivityType(request.query.type);
     const { user, activities } = await listUserActivities(s, request.params.username, request.principal, direction);
     return sendFeed(ctx, request, reply, activityItems(activities), describe(user.username, direction));
   });
 
   /** GET /user/activities — the caller's activities (token, any scope; else 401 `unauthorized`). */
-  app.get<{ Querystring: Query }>('/user/activities', { config }, async (request, reply) => {
+  app.get<{ Querystring: Query }>('/user/activities', { ...docs.ownActivities, config }, async (request, reply) => {
     const principal = requireToken(request);
     const direction = parseActivityType(request.query.type);
     const activities = await listOwnActivities(s, principal, direction);

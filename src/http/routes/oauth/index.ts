@@ -13,6 +13,7 @@ import { GRANT_TYPES, revokeRequest, tokenRequest } from '../../../auth/oauth/to
 import { CODE_CHALLENGE_METHODS } from '../../../auth/oauth/authorize.ts';
 import { SCOPES } from '../../../domain/scopes.ts';
 import type { Services } from '../../../domain/services.ts';
+import * as docs from './schemas.ts';
 
 export interface OAuthRouteContext {
   services: Services;
@@ -64,7 +65,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: OAuthRouteContext): void 
    * error_description}` — invalid_request, invalid_grant, unsupported_grant_type, invalid_client
    * (401 with `WWW-Authenticate: Basic` when Basic was used or no credentials were sent).
    */
-  app.post('/oauth/token', async (request, reply) => {
+  app.post('/oauth/token', docs.tokenEndpoint, async (request, reply) => {
     const body = await tokenRequest(s, { authorization: request.headers.authorization, body: request.body });
     return noStore(reply).code(200).type('application/json;charset=utf-8').send(body);
   });
@@ -74,7 +75,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: OAuthRouteContext): void 
    * like the token endpoint. 200 with an empty body whether or not the token was known or the
    * client's own (only the client's own live token is revoked). Errors as at /oauth/token.
    */
-  app.post('/oauth/revoke', async (request, reply) => {
+  app.post('/oauth/revoke', docs.revokeEndpoint, async (request, reply) => {
     await revokeRequest(s, { authorization: request.headers.authorization, body: request.body });
     return noStore(reply).code(200).send();
   });
@@ -83,7 +84,7 @@ export function oauthRoutes(app: FastifyInstance, ctx: OAuthRouteContext): void 
    * GET /.well-known/oauth-authorization-server — RFC 8414 metadata: issuer ({auth_url}), the
    * endpoints, and what they support.
    */
-  app.get('/.well-known/oauth-authorization-server', async (_request, reply) => {
+  app.get('/.well-known/oauth-authorization-server', docs.metadataEndpoint, async (_request, reply) => {
     const base = ctx.authUrl;
     return reply
       .header('cache-control', 'public, max-age=3600')

@@ -8,6 +8,7 @@ import { verifyIdentity } from '../../../domain/partners.ts';
 import { single } from '../../../domain/input.ts';
 import { requireToken } from '../../plugins/authenticate.ts';
 import { bodyOf, type RouteContext } from '../../context.ts';
+import * as docs from './schemas.ts';
 
 export function partnerRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const verify = async (request: FastifyRequest, username?: string) => {
@@ -24,8 +25,8 @@ export function partnerRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * 200 `{message: "ok", description}`; 401 `unauthorized` when not logged in, not a partner's
    * token, the identity is malformed or outside the partner's namespace, or verified by another user.
    */
-  app.post('/user/verify', async (request) => verify(request));
+  app.post('/user/verify', docs.verifyOwn, async (request) => verify(request));
 
   /** POST /users/:username/verify — as above; the token's user must be `:username` (else 401). */
-  app.post<{ Params: { username: string } }>('/users/:username/verify', async (request) => verify(request, request.params.username));
+  app.post<{ Params: { username: string } }>('/users/:username/verify', docs.verifyUser, async (request) => verify(request, request.params.username));
 }

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { subjectOf } from '../../../ratelimit/limiter.ts';
 import { httpDate } from '../../../ratelimit/window.ts';
+import * as docs from './schemas.ts';
 
 /** The rate-limit body: the caller's current window. `remaining_hits + current_hits = hourly_limit`. */
 export interface RateLimitBody {
@@ -21,7 +22,7 @@ export function rateLimitRoutes(app: FastifyInstance): void {
    * else the client IP's. Not rate limited: not counted and no X-RateLimit headers. JSON or XML
    * (`<rate_limit>`). An invalid token → 401 `unauthorized`, like every route.
    */
-  app.get('/rate_limit', { config: { rateLimit: false, xmlRoot: 'rate_limit' } }, async (request): Promise<RateLimitBody> => {
+  app.get('/rate_limit', { ...docs.getRateLimit, config: { rateLimit: false, xmlRoot: 'rate_limit' } }, async (request): Promise<RateLimitBody> => {
     const status = await app.rateLimiter.peek(subjectOf(request.principal, request.ip));
     return {
       hourly_limit: status.limit,

@@ -1,10 +1,11 @@
 /** Reference data (api-v2.md "Reference data and limits"): categories and languages. */
 import type { FastifyInstance } from 'fastify';
 import { CATEGORIES, LANGUAGES } from '../../../domain/reference.ts';
+import * as docs from './schemas.ts';
 
 export function referenceRoutes(app: FastifyInstance): void {
   /** GET /categories — the seven categories `{id, name}` in the spec's order. */
-  app.get('/categories', { config: { xmlRoot: 'categories' } }, async () => CATEGORIES);
+  app.get('/categories', { ...docs.listCategories, config: { xmlRoot: 'categories' } }, async () => CATEGORIES);
   /** GET /languages — the 44 languages `{id, text}`, English first. */
-  app.get('/languages', { config: { xmlRoot: 'languages' } }, async () => LANGUAGES);
+  app.get('/languages', { ...docs.listLanguages, config: { xmlRoot: 'languages' } }, async () => LANGUAGES);
 }

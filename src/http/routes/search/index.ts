@@ -8,6 +8,7 @@ import { searchThings } from '../../../domain/search.ts';
 import { parseFull, parsePage, type Query } from '../../params.ts';
 import { presentThingsFor, type RouteContext } from '../../context.ts';
 import { presentSearchResult } from '../../presenters.ts';
+import * as docs from './schemas.ts';
 
 export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
   /**
@@ -17,7 +18,7 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * 400 `invalid_parameters` for a malformed tags expression, an unknown language, category, user
    * or sort, a bad url, count or page (see domain/search.ts).
    */
-  app.get<{ Querystring: Query }>('/things/search', { config: { xmlRoot: 'search' } }, async (request) => {
+  app.get<{ Querystring: Query }>('/things/search', { ...docs.searchThings, config: { xmlRoot: 'search' } }, async (request) => {
     const page = parsePage(request.query);
     const full = parseFull(request.query);
     const result = await searchThings(ctx.services, request.query, page, request.principal);

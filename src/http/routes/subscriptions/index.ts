@@ -10,6 +10,7 @@ import { requireScope } from '../../plugins/authenticate.ts';
 import { parseId } from '../../params.ts';
 import type { RouteContext } from '../../context.ts';
 import { presentSubscription, presentThingConfirmation } from '../../presenters.ts';
+import * as docs from './schemas.ts';
 
 export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
@@ -18,7 +19,7 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
    * GET /user/subscriptions — the caller's subscriptions (active and paused), newest first, not
    * paged: array of Subscription `{type, active, created_at, started_at, thing}`.
    */
-  app.get('/user/subscriptions', { config: { xmlRoot: 'subscriptions' } }, async (request) => {
+  app.get('/user/subscriptions', { ...docs.listSubscriptions, config: { xmlRoot: 'subscriptions' } }, async (request) => {
     const principal = requireScope(request, 'tip');
     const subs = await listSubscriptions(s, principal);
     const viewer = await viewerState(s, principal, subs.map((x) => x.thing));
@@ -31,7 +32,7 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
    * `{message: "ok", description: "Successfully subscribed to Thing", thing}` (8-field thing).
    * Errors: 404 `not_found`, 403 `thing_owner`, 403 `subscribed`.
    */
-  app.post<{ Params: { id: string } }>('/things/:id/subscriptions', async (request) => {
+  app.post<{ Params: { id: string } }>('/things/:id/subscriptions', docs.subscribe, async (request) => {
     const principal = requireScope(request, 'tip');
     const { thing } = await subscribe(s, principal, parseId(request.params.id) ?? -1);
     return { message: 'ok', description: 'Successfully subscribed to Thing', thing: presentThingConfirmation(ctx.urls, thing) };
@@ -42,14 +43,14 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
    * "Subscription paused"}`; paused → `{message: "started", description: "Subscription started"}`.
    * 404 `not_found` without such a thing or subscription. The body is ignored.
    */
-  app.put<{ Params: { id: string } }>('/things/:id/subscriptions', async (request) => {
+  app.put<{ Params: { id: string } }>('/things/:id/subscriptions', docs.toggleSubscription, async (request) => {
     const principal = requireScope(request, 'tip');
     const state = await toggleSubscription(s, principal, parseId(request.params.id) ?? -1);
     return state === 'paused' ? { message: 'paused', description: 'Subscription paused' } : { message: 'started', description: 'Subscription started' };
   });
 
   /** DELETE /things/:id/subscriptions — 204, empty body; 404 `not_found` without a subscription. */
-  app.delete<{ Params: { id: string } }>('/things/:id/subscriptions', async (request, reply) => {
+  app.delete<{ Params: { id: string } }>('/things/:id/subscriptions', docs.unsubscribe, async (request, reply) => {
     const principal = requireScope(request, 'tip');
     await unsubscribe(s, principal, parseId(request.params.id) ?? -1);
     return reply.code(204).send();

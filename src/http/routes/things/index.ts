@@ -11,6 +11,7 @@ import { bodyOf, methodOverride, presentThingsFor, type RouteContext } from '../
 import { FEED_LIST_FORMATS } from '../../../formats/negotiation.ts';
 import { getUser } from '../../../domain/users.ts';
 import { pageQuery, sendFeed, thingItems, userAuthor, wantsFeed } from '../../feeds.ts';
+import * as docs from './schemas.ts';
 
 export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
@@ -28,7 +29,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * GET /users/:username/things — a user's things, newest first, paged; hidden ones only for the
    * owner. `.as`/`.atom`: the same things as `post` items by their owner (src/http/feeds.ts).
    */
-  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/things', { config: feedConfig }, async (request, reply) => {
+  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/things', { ...docs.listUserThings, config: feedConfig }, async (request, reply) => {
     const page = parsePage(request.query);
     const full = parseFull(request.query);
     const things = await listUserThings(s, request.params.username, request.principal, page);
@@ -40,7 +41,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /** GET /user/things — the caller's things (token, any scope), hidden included. `.as`/`.atom`: as `post` items. */
-  app.get<{ Querystring: Query }>('/user/things', { config: feedConfig }, async (request, reply) => {
+  app.get<{ Querystring: Query }>('/user/things', { ...docs.listOwnThings, config: feedConfig }, async (request, reply) => {
     const principal = requireToken(request);
     const page = parsePage(request.query);
     const full = parseFull(request.query);
@@ -53,7 +54,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * GET /things/lookup/?url= — 302 with Location and `{message: "found", location}`, or 404 with
    * `{message: "not_found", description}` (the spec's own body, not the error shape).
    */
-  app.get<{ Querystring: Query }>('/things/lookup', async (request, reply) => {
+  app.get<{ Querystring: Query }>('/things/lookup', docs.lookupThing, async (request, reply) => {
     const thing = await lookupThing(s, single(request.query.url));
     if (!thing) return reply.code(404).send({ message: 'not_found', description: 'No thing was found' });
     const location = thingUrl(thing.id);
@@ -61,7 +62,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /** GET /things/:id and GET /things/:id,:id — one thing, or an array in the order asked. */
-  app.get<{ Params: { ids: string }; Querystring: Query }>('/things/:ids', { config: { xmlRoot: 'things' } }, async (request) => {
+  app.get<{ Params: { ids: string }; Querystring: Query }>('/things/:ids', { ...docs.getThings, config: { xmlRoot: 'things' } }, async (request) => {
     const full = parseFull(request.query);
     const raw = request.params.ids;
     if (raw.includes(',')) {
@@ -73,7 +74,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /** POST /things (scope `thing`) — 201 `{id, link, message: "ok", description}`; `link` is the API URL. */
-  app.post('/things', async (request, reply) => {
+  app.post('/things', docs.createThing, async (request, reply) => {
     const principal = requireScope(request, 'thing');
     const id = await createThing(s, principal, bodyOf(request));
     return reply.code(201).send({ id, link: thingUrl(id), message: 'ok', description: 'Thing was created successfully' });
@@ -88,10 +89,10 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   };
 
   /** PATCH /things/:id (scope `thing`, owner only) — 200 `{message: "ok", description}`. */
-  app.patch<{ Params: { ids: string } }>('/things/:ids', (request) => update(request));
+  app.patch<{ Params: { ids: string } }>('/things/:ids', docs.updateThing, (request) => update(request));
 
   /** POST /things/:id with `_method=patch` (query, form or JSON body) — the PATCH workaround. */
-  app.post<{ Params: { ids: string } }>('/things/:ids', async (request) => {
+  app.post<{ Params: { ids: string } }>('/things/:ids', docs.updateThingOverride, async (request) => {
     if (methodOverride(request) !== 'patch') {
       throw new InvalidRequestError('POST on a thing needs _method=patch (the PATCH workaround)', 'things');
     }
@@ -99,7 +100,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /** DELETE /things/:id (scope `thing`, owner only) — 204, empty body. */
-  app.delete<{ Params: { ids: string } }>('/things/:ids', async (request, reply) => {
+  app.delete<{ Params: { ids: string } }>('/things/:ids', docs.deleteThing, async (request, reply) => {
     const principal = requireScope(request, 'thing');
     const id = parseId(request.params.ids);
     if (id === undefined) throw new NotFoundError('Thing not found', 'things');

@@ -14,6 +14,7 @@ import { getUser } from '../../../domain/users.ts';
 import { getThing } from '../../../domain/things.ts';
 import { thingPage } from '../../../formats/activitystreams.ts';
 import { pageQuery, sendFeed, tipItems, tipsOnVisibleThings, userAuthor, wantsFeed } from '../../feeds.ts';
+import * as docs from './schemas.ts';
 
 export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
@@ -37,7 +38,7 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * `.as`/`.atom`: the same page of tips as `like` items, less tips on hidden things the caller
    * does not own (src/http/feeds.ts).
    */
-  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/tips', { config }, async (request, reply) => {
+  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/tips', { ...docs.listUserTips, config }, async (request, reply) => {
     const page = parsePage(request.query);
     parseFull(request.query);
     const tips = await listUserTips(s, request.params.username, request.principal, page);
@@ -51,7 +52,7 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /** GET /user/tips — the caller's tips (token, any scope). `.as`/`.atom`: as `like` items, hidden things as above. */
-  app.get<{ Querystring: Query }>('/user/tips', { config }, async (request, reply) => {
+  app.get<{ Querystring: Query }>('/user/tips', { ...docs.listOwnTips, config }, async (request, reply) => {
     const principal = requireToken(request);
     const page = parsePage(request.query);
     parseFull(request.query);
@@ -69,7 +70,7 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * GET /things/:id/tips — who tipped a thing (token required, any scope). `.as`/`.atom`: as `like`
    * items (a hidden thing's too: its id is the capability); the Atom feed's author is the thing's owner.
    */
-  app.get<{ Params: { id: string }; Querystring: Query }>('/things/:id/tips', { config }, async (request, reply) => {
+  app.get<{ Params: { id: string }; Querystring: Query }>('/things/:id/tips', { ...docs.listThingTips, config }, async (request, reply) => {
     const principal = requireToken(request);
     const page = parsePage(request.query);
     parseFull(request.query);
@@ -86,13 +87,13 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /** POST /things/:id/tip (scope `tip`) — 200 `{message: "ok", description, thing}` (8-field thing). */
-  app.post<{ Params: { id: string } }>('/things/:id/tip', async (request) => {
+  app.post<{ Params: { id: string } }>('/things/:id/tip', docs.tipThing, async (request) => {
     const principal = requireScope(request, 'tip');
     return confirmation(await tipThing(s, principal, parseId(request.params.id) ?? -1));
   });
 
   /** POST /tip (scope `tip`) with `{url}` — a registered URL or an auto-submit URL. */
-  app.post('/tip', async (request) => {
+  app.post('/tip', docs.tipUrl, async (request) => {
     const principal = requireScope(request, 'tip');
     return confirmation(await tipUrl(s, principal, single(bodyOf(request).url)));
   });

@@ -6,15 +6,16 @@ import { presentUser } from '../../presenters.ts';
 import type { RouteContext } from '../../context.ts';
 import { findUserById } from '../../../db/repositories/users.ts';
 import { NotFoundError } from '../../../domain/errors.ts';
+import * as docs from './schemas.ts';
 
 export function userRoutes(app: FastifyInstance, ctx: RouteContext): void {
   /** GET /users/:username — the public User. 404 `not_found` for an unknown user. */
-  app.get<{ Params: { username: string } }>('/users/:username', async (request) => {
+  app.get<{ Params: { username: string } }>('/users/:username', docs.getUser, async (request) => {
     return presentUser(ctx.urls, await getUser(ctx.services, request.params.username));
   });
 
   /** GET /user — the caller (token); with scope `extendedread` also `email` and `registered_at`. */
-  app.get('/user', async (request) => {
+  app.get('/user', docs.getOwnUser, async (request) => {
     const principal = requireToken(request);
     const user = await findUserById(ctx.services.database.db, principal.userId);
     if (!user) throw new NotFoundError('User not found', 'users');

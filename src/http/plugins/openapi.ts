@@ -1,0 +1,104 @@
+/**
+ * The API's OpenAPI 3.1 document and its docs page (docs/adr/0013-openapi.md, docs/api.md
+ * "OpenAPI"):
+ * - `GET /openapi.json` — the document, generated at start-up by @fastify/swagger (dynamic mode)
+ *   from the route schemas (src/http/routes/<resource>/schemas.ts, representations in
+ *   src/http/schemas/); only routes with `tags` appear (the API under /rest/v2 and the OAuth
+ *   endpoints), the website and operations routes do not;
+ * - `GET /docs` — Swagger UI (@fastify/swagger-ui), its assets served from node_modules, no CDN,
+ *   with a Content-Security-Policy that allows this origin only. `/docs/api` (docs/api.md, where
+ *   every `error_uri` points) is a route of its own in app.ts and stays.
+ * Register before the routes: @fastify/swagger collects them with an onRoute hook.
+ */
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { REPRESENTATIONS } from '../schemas/representations.ts';
+import { MEDIA } from '../schemas/common.ts';
+import { SCOPES } from '../../domain/scopes.ts';
+
+export interface OpenApiOptions {
+  /** PUBLIC_URL: the server of the document (API paths carry /rest/v2) */
+  publicUrl: string;
+  /** AUTH_URL: where /oauth/authorize and /oauth/token live */
+  authUrl: string;
+}
+
+/** The application's version, from package.json. */
+const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const SCOPE_TEXT: Record<string, string> = {
+  tip: 'tip things, subscribe',
+  thing: 'create, update and delete things',
+  extendedread: 'adds `email` and `registered_at` to the own User',
+};
+
+/** The /docs page's Content-Security-Policy: nothing is loaded from another origin. */
+export const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; " +
+  "object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
+
+/** Registers the document, `/openapi.json` and the `/docs` page on `app` (the root instance). */
+export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions): Promise<void> {
+  for (const schema of REPRESENTATIONS) app.addSchema(schema);
+  await app.register(swagger, {
+    mode: 'dynamic',
+    hideUntagged: true,
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tipjar API v2',
+        version: VERSION,
+        description:
+          'The micro-tipping REST API (api-v2.md) and its OAuth 2 endpoints. Money is in cents, times in Unix seconds. ' +
+          `Wire-format decisions: [${opts.publicUrl}/docs/api](${opts.publicUrl}/docs/api). ` +
+          'Input is validated by the service itself (errors `invalid_parameters`, `validation`, `invalid_request`), not by these schemas: ' +
+          'parameter types below describe what is accepted. The API is in beta: breaking changes may occur.',
+      },
+      servers: [{ url: opts.publicUrl }],
+      externalDocs: { description: 'Wire format and decisions', url: `${opts.publicUrl}/docs/api` },
+      tags: [
+        { name: 'things', description: 'Things (api-v2.md "Endpoints / Things")' },
+        { name: 'search', description: 'Searching things' },
+        { name: 'tips', description: 'Tips' },
+        { name: 'subscriptions', description: 'Subscriptions (scope `tip`)' },
+        { name: 'users', description: 'Users' },
+        { name: 'activities', description: 'Activity feeds (Activity Streams, Atom)' },
+        { name: 'reference', description: 'Categories and languages' },
+        { name: 'rate limit', description: 'The caller\'s rate-limit window' },
+        { name: 'partners', description: 'Partner verification' },
+        { name: 'oauth', description: 'OAuth 2 authorization server (RFC 6749, 7009, 8414)' },
+      ],
+      components: {
+        securitySchemes: {
+          oauth2: {
+            type: 'oauth2',
+            description: 'Authorization code flow (PKCE supported); the token is then sent as `Authorization: Bearer <token>`.',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${opts.authUrl}/oauth/authorize`,
+                tokenUrl: `${opts.authUrl}/oauth/token`,
+                scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_TEXT[s] ?? s])),
+              },
+            },
+          },
+          bearer: { type: 'http', scheme: 'bearer', description: 'An access token from /oauth/token; the scopes listed are required.' },
+          clientBasic: { type: 'http', scheme: 'basic', description: 'Client authentication: client_id and client_secret (RFC 6749 §2.3.1).' },
+        },
+      },
+    },
+    // Named representations become components.schemas.<$id> (not def-0, def-1, …).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // Everything from this origin (no CDN, no validator.swagger.io); inline styles for the UI's widgets.
+    staticCSP: true,
+    transformStaticCSP: () => DOCS_CSP,
+    uiConfig: { deepLinking: true, docExpansion: 'list', validatorUrl: null },
+  });
+
+  /** GET /openapi.json — the OpenAPI 3.1 document, `application/json;charset=utf-8`. */
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.type(MEDIA.json).send(app.swagger()));
+}

@@ -1,0 +1,193 @@
+/**
+ * Building blocks of the route schemas (docs/adr/0013-openapi.md): media types as they are served,
+ * response objects with their headers, the error responses every API route shares, request bodies
+ * in JSON and form encoding, security requirements, and `documented()`, which attaches a schema to
+ * a route WITHOUT changing its behaviour:
+ * - input (params, querystring, body) is never validated or coerced by Ajv: the domain code
+ *   validates, because the spec wants distinct error codes (invalid_parameters, validation,
+ *   invalid_request) and lenient parsing (flags in any case, repeated parameters, unknown ones
+ *   ignored); the route's validatorCompiler accepts everything unchanged;
+ * - responses are serialized with JSON.stringify (Fastify's default without a response schema),
+ *   never with fast-json-stringify, which would drop undocumented fields or reorder keys.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifySchema, FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
+import type { Format } from '../../formats/negotiation.ts';
+import { ref } from './representations.ts';
+
+/** Response media types exactly as the API sends them (src/formats/negotiation.ts, plugins/formats.ts). */
+export const MEDIA = {
+  json: 'application/json;charset=utf-8',
+  xml: 'application/xml;charset=utf-8',
+  textXml: 'text/xml;charset=utf-8',
+  jsonp: 'application/javascript;charset=utf-8',
+  as: 'application/stream+json',
+  atom: 'application/atom+xml;charset=utf-8',
+} as const;
+
+/** Request body media types (api-v2.md conventions 5). */
+export const REQUEST_MEDIA = ['application/json', 'application/x-www-form-urlencoded'] as const;
+
+/** Accepts any input unchanged: validation lives in the domain code (see the file comment). */
+export const acceptAll: FastifySchemaCompiler<unknown> = () => () => true;
+/** Serializes like Fastify without a response schema: `JSON.stringify`, every field, in order. */
+export const stringify: FastifySerializerCompiler<unknown> = () => (data: unknown) => JSON.stringify(data);
+
+/** The options to spread into a route registration: its schema plus the no-op compilers. */
+export interface DocumentedRoute {
+  schema: FastifySchema;
+  validatorCompiler: FastifySchemaCompiler<unknown>;
+  serializerCompiler: FastifySerializerCompiler<unknown>;
+}
+
+/** Route options documenting `schema` without validating input or shaping output. */
+export function documented(schema: FastifySchema): DocumentedRoute {
+  return { schema, validatorCompiler: acceptAll, serializerCompiler: stringify };
+}
+
+/** A response header, as @fastify/swagger reads it (`description` becomes the header's). */
+const header = (description: string, schema: TSchema = Type.Integer()) => ({ ...schema, description });
+
+/** X-RateLimit-* on every rate-limited response (api-v2.md "Limits" 1). */
+export const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': header('requests allowed in the hourly window'),
+  'X-RateLimit-Remaining': header('requests left in the window'),
+  'X-RateLimit-Current': header('requests made in the window, this one included'),
+  'X-RateLimit-Reset': header('Unix seconds at which the window ends'),
+};
+
+const JSONP_SCHEMA = Type.String({ description: 'JSONP (query `jsonp=<callback>`): `/**/<callback>(<JSON body>);`' });
+const xmlSchema = (root?: string) =>
+  Type.String({ description: `the JSON body rendered as XML${root ? ` (arrays under <${root}>)` : ''}; text/xml when asked for in Accept` });
+const ATOM_SCHEMA = Type.String({ description: 'Atom 1.0 feed (RFC 4287)' });
+
+/**
+ * The `content` map of a response in the route's formats: JSON (and JSONP), XML (application/xml
+ * and text/xml), Activity Streams (and JSONP), Atom.
+ * @param schema the JSON body (for `as`: ignored, the ActivityStream is used)
+ */
+export function content(
+  schema: TSchema | undefined,
+  formats: readonly Format[] = ['json', 'xml'],
+  xmlRoot?: string,
+  jsonp = true,
+): Record<string, { schema: unknown }> {
+  const out: Record<string, { schema: unknown }> = {};
+  for (const f of formats) {
+    if (f === 'json' && schema) out[MEDIA.json] = { schema };
+    if (f === 'xml') {
+      out[MEDIA.xml] = { schema: xmlSchema(xmlRoot) };
+      out[MEDIA.textXml] = { schema: xmlSchema(xmlRoot) };
+    }
+    if (f === 'as') out[MEDIA.as] = { schema: ref('ActivityStream') };
+    if (f === 'atom') out[MEDIA.atom] = { schema: ATOM_SCHEMA };
+  }
+  if (jsonp && (formats.includes('json') || formats.includes('as'))) out[MEDIA.jsonp] = { schema: JSONP_SCHEMA };
+  return out;
+}
+
+/** A response object: description, headers (rate-limit headers unless `rateLimited: false`), content. */
+export function response(
+  description: string,
+  schema: TSchema | undefined,
+  opts: { formats?: readonly Format[]; xmlRoot?: string; headers?: Record<string, unknown>; rateLimited?: boolean; jsonp?: boolean } = {},
+): Record<string, unknown> {
+  const headers = { ...(opts.rateLimited === false ? {} : RATE_LIMIT_HEADERS), ...opts.headers };
+  const out: Record<string, unknown> = { description };
+  if (Object.keys(headers).length > 0) out.headers = headers;
+  if (schema || (opts.formats && opts.formats.some((f) => f !== 'json'))) out.content = content(schema, opts.formats, opts.xmlRoot, opts.jsonp);
+  return out;
+}
+
+/** 204 No Content (or another answer with an empty body), with the rate-limit headers unless `rateLimited: false`. */
+export function noContent(description: string, opts: { rateLimited?: boolean; headers?: Record<string, unknown> } = {}): Record<string, unknown> {
+  return { description, headers: { ...(opts.rateLimited === false ? {} : RATE_LIMIT_HEADERS), ...opts.headers }, type: 'null' };
+}
+
+/** Status of each API error code (src/http/plugins/errors.ts). */
+const STATUS: Record<string, number> = {
+  invalid_request: 400,
+  invalid_parameters: 400,
+  validation: 400,
+  unauthorized: 401,
+  no_means: 401,
+  rate_limit_exceeded: 403,
+  invalid_scope: 403,
+  insufficient_scope: 403,
+  tip_once: 403,
+  tip_owner: 403,
+  forbidden: 403,
+  thing_owner: 403,
+  subscribed: 403,
+  not_found: 404,
+  not_acceptable: 406,
+  server_error: 500,
+};
+
+/** Codes any API route may answer: a bad `jsonp`, an invalid token, the limit, a format, a failure. */
+const ALWAYS = ['invalid_parameters', 'unauthorized', 'rate_limit_exceeded', 'not_acceptable', 'server_error'];
+
+/**
+ * The error responses of an API route, grouped by status; each lists its codes. 401/403 carry
+ * `WWW-Authenticate`, 403 `Retry-After` (rate_limit_exceeded); all carry the rate-limit headers
+ * (except on /rate_limit). 406 is always JSON; other errors follow the negotiated format: JSON or
+ * XML (`formats`, default both; feeds answer errors in JSON), and JSONP.
+ */
+export function errors(
+  codes: readonly string[],
+  opts: { rateLimited?: boolean; formats?: readonly Format[] } = {},
+): Record<string, Record<string, unknown>> {
+  const all = [...new Set([...codes, ...ALWAYS])].filter((c) => opts.rateLimited !== false || c !== 'rate_limit_exceeded');
+  const byStatus = new Map<number, string[]>();
+  for (const c of all) byStatus.set(STATUS[c]!, [...(byStatus.get(STATUS[c]!) ?? []), c]);
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const headers: Record<string, unknown> = {};
+    if (status === 401 || status === 403) headers['WWW-Authenticate'] = header('`Bearer realm="tipjar"` (with `error="insufficient_scope"` and `scope` for a missing scope)', Type.String());
+    if (list.includes('rate_limit_exceeded')) headers['Retry-After'] = header('seconds until the rate-limit window ends (rate_limit_exceeded only)');
+    out[status] = response(`Error: ${list.map((c) => `\`${c}\``).join(', ')}`, ref('Error'), {
+      formats: status === 406 ? ['json'] : (opts.formats ?? ['json', 'xml']),
+      headers,
+      rateLimited: opts.rateLimited,
+    });
+  }
+  return out;
+}
+
+/** Security: no token needed. */
+export const PUBLIC: FastifySchema['security'] = [];
+/** Security: a token is optional; with one, per-viewer fields appear. */
+export const OPTIONAL_TOKEN: FastifySchema['security'] = [{}, { oauth2: [] }, { bearer: [] }];
+/** Security: a bearer token, with `scope` when given (api-v2.md "Authentication" 7–8). */
+export function token(scope?: 'tip' | 'thing' | 'extendedread'): FastifySchema['security'] {
+  const scopes = scope ? [scope] : [];
+  return [{ oauth2: scopes }, { bearer: scopes }];
+}
+
+/** Query parameter `jsonp` (every API route answering JSON). */
+export const JSONP_PARAM = {
+  jsonp: Type.Optional(Type.String({ description: 'JSONP callback name (a JavaScript identifier path such as `app.cb`); the answer becomes `application/javascript`' })),
+};
+
+/** Query parameters of paged lists (DECISIONS.md "Pagination and `full`", docs/api.md "Lists"). */
+export const LIST_PARAMS = {
+  count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 30, description: 'items per page, 1–100 (default 30)' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'page, from 1' })),
+  full: Type.Optional(Type.String({ description: 'bare flag (`?full`) or `1|true|full`; `0|false` off: owners (and the thing in a Tip) in full' })),
+};
+
+/** The request-body part of a schema: `body` in JSON and form encoding. */
+export function formBody(schema: TSchema): Pick<FastifySchema, 'body' | 'consumes'> {
+  return { body: schema, consumes: [...REQUEST_MEDIA] };
+}
+
+/** A path parameter object. */
+export const params = (props: Record<string, TSchema>) => Type.Object(props);
+/** A response header of type string. */
+export const stringHeader = (description: string) => header(description, Type.String());
+export const USERNAME = { username: Type.String({ description: 'a username' }) };
+export const THING_ID = { id: Type.String({ description: 'a thing id (positive integer)', pattern: '^[0-9]+$' }) };
+
+/** Note on the format suffix, appended to descriptions of routes with XML or feeds. */
+export const SUFFIX_NOTE =
+  'Format: `Accept` header or a suffix on the path (`.json`, `.xml`, and `.as`/`.atom` for feeds); any other format → 406 `not_acceptable`.';
