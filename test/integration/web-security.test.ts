@@ -4,6 +4,8 @@
  * profile fields, app names, URLs and usernames full of `<script>` and quotes are rendered escaped
  * on every page (no page ever carries a script).
  */
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/oauth/clients.ts';
 import { issueToken } from '../../src/domain/tokens.ts';
@@ -28,9 +30,10 @@ describe.each(ENGINES)('website security on %s', (engine) => {
 
   /** Everything a form could change, as one comparable value. */
   async function snapshot(): Promise<string> {
-    const tables = ['users', 'sessions', 'tips', 'things', 'oauth_clients', 'oauth_codes', 'access_tokens'] as const;
+    const tables = ['users', 'sessions', 'tips', 'things', 'oauth_clients', 'oauth_codes', 'access_tokens', 'identities'] as const;
+    const order = { sessions: 'id_hash', identities: 'identity' } as Record<string, string>;
     const out: Record<string, unknown> = {};
-    for (const table of tables) out[table] = await db().selectFrom(table).selectAll().orderBy(table === 'sessions' ? 'id_hash' : 'id').execute();
+    for (const table of tables) out[table] = await db().selectFrom(table).selectAll().orderBy(sql.ref(order[table] ?? 'id')).execute();
     return JSON.stringify(out);
   }
 
@@ -62,6 +65,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         { name: 'delete app', page: '/apps', action: `/apps/${mine.clientId}/delete`, fields: {} },
         { name: 'revoke grant', page: '/authorized', action: `/authorized/${granted.clientId}/revoke`, fields: {} },
         { name: 'consent approve', page: '/authorized', action: '/oauth/authorize', fields: { request: signed, decision: 'approve' } },
+        { name: 'claim', page: '/settings', action: `/claim/${encodeURIComponent(`email:${createHash('md5').update(user.email).digest('hex')}`)}`, fields: {} },
       ];
     });
 
@@ -92,9 +96,22 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       // the website's POST routes (the API and the OAuth machine endpoints have no forms)
       const web = posts.filter((p) => !p.startsWith('/rest/') && p !== '/oauth/token' && p !== '/oauth/revoke');
       expect(web.sort()).toEqual(
-        ['/signup', '/login', '/logout', '/settings', '/settings/budget', '/thing/:id/tip', '/apps', '/apps/:clientId/secret', '/apps/:clientId/delete', '/authorized/:clientId/revoke', '/oauth/authorize'].sort(),
+        [
+          '/signup',
+          '/login',
+          '/logout',
+          '/settings',
+          '/settings/budget',
+          '/thing/:id/tip',
+          '/apps',
+          '/apps/:clientId/secret',
+          '/apps/:clientId/delete',
+          '/authorized/:clientId/revoke',
+          '/oauth/authorize',
+          '/claim/:identity',
+        ].sort(),
       );
-      expect(forms).toHaveLength(11);
+      expect(forms).toHaveLength(12);
     });
 
     it.each([
@@ -109,6 +126,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'delete app',
       'revoke grant',
       'consent approve',
+      'claim',
     ])('%s: without a token, with a wrong one, with another visitor\'s, and with one in the query string only', async (name) => {
       const form = forms.find((f) => f.name === name)!;
       const client = actor(form.anonymous);
