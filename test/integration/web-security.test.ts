@@ -276,6 +276,12 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       expect(page).toContain('name="return_to" value="/x%22%3E%3Cscript%3Ealert(1)%3C/script%3E"');
     });
 
+    it('the claim page: a hostile address in the claim link', async () => {
+      const identity = `email:${createHash('md5').update('someone@example.com').digest('hex')}`;
+      const body = html(await new WebClient(t.app).get(`/claim/${encodeURIComponent(identity)}/owner/${encodeURIComponent(XSS)}`));
+      expect(body).not.toContain('<script');
+    });
+
     it('the API keeps the raw text (escaping is the renderer\'s job)', async () => {
       const res = await t.app.inject({ url: `${API}/things/${thing}`, headers: bearer(await issueToken(t.services, owner.username, 'tip')) });
       expect(JSON.parse(res.body).title).toBe(XSS);
