@@ -14,6 +14,7 @@ import { field, formOf, noticeOf } from './form.ts';
 /** Longest password accepted, in characters (scrypt hashes any length; this bounds the work). */
 export const MAX_PASSWORD_LENGTH = 1024;
 
+/** Registers GET/POST /signup, GET/POST /login and POST /logout on the website plugin. */
 export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
   const returnOf = (source: Record<string, unknown>) => safeReturnPath(field(source, 'return_to'), ctx.config.siteUrl);

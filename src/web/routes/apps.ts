@@ -25,6 +25,7 @@ export function describeScope(scope: string): string {
   return isScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope;
 }
 
+/** Registers the applications pages: GET/POST /apps, POST /apps/:clientId/{secret,delete}, GET /authorized, POST /authorized/:clientId/revoke. */
 export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 

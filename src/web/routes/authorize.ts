@@ -70,6 +70,7 @@ export function verifyConsent(session: WebSession, value: string, now: number): 
   return p;
 }
 
+/** Registers GET /oauth/authorize (consent page) and POST /oauth/authorize (Approve / Deny) on the website plugin. */
 export function authorizeRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 

@@ -30,6 +30,7 @@ function pageId(raw: string): number | undefined {
   return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
 }
 
+/** Registers GET /, GET /profile/:username, GET /thing/:id and POST /thing/:id/tip on the website plugin. */
 export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 

@@ -12,6 +12,7 @@ import { field, formOf, noticeOf, toLogin } from './form.ts';
 
 const PROFILE_FIELDS = ['firstname', 'lastname', 'about', 'city', 'country', 'url', 'avatar'] as const;
 
+/** Registers GET/POST /settings and POST /settings/budget on the website plugin. */
 export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 
