@@ -74,17 +74,24 @@ export function verifyConsent(session: WebSession, value: string, now: number): 
 export function authorizeRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 
-  /** Validates, answering a refused request as RFC 6749 §4.1.2.1 says (page or redirect). */
+  /**
+   * Validates, answering a refused request as RFC 6749 §4.1.2.1 says (page or redirect).
+   * @returns the validated request, or undefined when the refusal has been sent. (Never the reply
+   *   itself: a Fastify reply is thenable, so awaiting it would not give the reply back.)
+   */
   async function validate(
     request: FastifyRequest,
     reply: FastifyReply,
     query: Record<string, unknown>,
     redirectStatus: 302 | 303,
-  ): Promise<AuthorizationRequest | FastifyReply> {
+  ): Promise<AuthorizationRequest | undefined> {
     try {
       return await validateAuthorizationRequest(s, query);
     } catch (err) {
-      if (err instanceof AuthorizationRequestError) return refuse(request, reply, err, redirectStatus);
+      if (err instanceof AuthorizationRequestError) {
+        refuse(request, reply, err, redirectStatus);
+        return undefined;
+      }
       throw err;
     }
   }
@@ -103,7 +110,7 @@ export function authorizeRoutes(app: FastifyInstance, ctx: WebContext): void {
   app.get('/oauth/authorize', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const validated = await validate(request, reply, query, 302);
-    if (!('client' in validated)) return validated;
+    if (!validated) return reply;
     if (!request.webSession) return toLogin(request, reply);
     const session = request.webSession;
     const signedRequest = signConsent(session, { q: query, u: session.userId, t: s.clock.now() });
@@ -134,7 +141,7 @@ export function authorizeRoutes(app: FastifyInstance, ctx: WebContext): void {
     const decision = field(form, 'decision');
     if (decision !== 'approve' && decision !== 'deny') return ctx.errorPage(request, reply, 400, 'Please choose', 'Choose Approve or Deny.');
     const validated = await validate(request, reply, payload.q, 303);
-    if (!('client' in validated)) return validated;
+    if (!validated) return reply;
     if (decision === 'deny') return reply.code(303).header('cache-control', 'no-store').redirect(denyAuthorization(validated));
     let target: string;
     try {
