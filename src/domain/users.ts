@@ -12,6 +12,7 @@ import { parseHttpUrl } from './urls.ts';
 import { DomainError, NotFoundError, ValidationError } from './errors.ts';
 import type { UserRecord } from './records.ts';
 import type { Services } from './services.ts';
+import { MAX_BUDGET_CENTS } from './money/account.ts';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -74,8 +75,8 @@ export async function fundUser(
   input: { username: string; cents: number; budgetCents?: number; reference?: string },
 ): Promise<UserRecord> {
   if (!Number.isSafeInteger(input.cents) || input.cents < 0) throw new ValidationError('cents must be a whole number ≥ 0', 'users');
-  if (input.budgetCents !== undefined && (!Number.isSafeInteger(input.budgetCents) || input.budgetCents < 0)) {
-    throw new ValidationError('budget must be a whole number of cents ≥ 0', 'users');
+  if (input.budgetCents !== undefined && (!Number.isSafeInteger(input.budgetCents) || input.budgetCents < 0 || input.budgetCents > MAX_BUDGET_CENTS)) {
+    throw new ValidationError(`budget must be a whole number of cents from 0 to ${MAX_BUDGET_CENTS}`, 'users');
   }
   const user = await getUser(s, input.username);
   const now = s.clock.now();
