@@ -104,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // OpenAPI 3.1 at /openapi.json and Swagger UI at /docs, generated from the route schemas that
   // follow (registered before them: @fastify/swagger collects routes as they are added).
-  await registerOpenApi(app, { publicUrl: config.publicUrl, authUrl: config.authUrl });
+  await registerOpenApi(app, { publicUrl: config.publicUrl, authUrl: config.authUrl, apiPrefix: API_PREFIX });
 
   // OAuth 2 machine endpoints at the root of {auth_url} (token, revoke, RFC 8414 metadata), in
   // their own context: errors there take the RFC 6749 §5.2 form.

@@ -23,6 +23,28 @@ export interface OpenApiOptions {
   publicUrl: string;
   /** AUTH_URL: where /oauth/authorize and /oauth/token live */
   authUrl: string;
+  /** the API's path prefix, `/rest/v2`: every route under it must be documented */
+  apiPrefix: string;
+}
+
+/** A route that belongs in the document: under the API prefix, or an OAuth machine endpoint. */
+export interface ApiRoute {
+  method: string;
+  /** Fastify's path, e.g. `/rest/v2/things/:ids` */
+  url: string;
+  /** has a schema with `tags` (so it appears in /openapi.json) */
+  documented: boolean;
+}
+
+const OAUTH_PATHS = new Set(['/oauth/token', '/oauth/revoke', '/.well-known/oauth-authorization-server']);
+const routesOf = new WeakMap<FastifyInstance, ApiRoute[]>();
+
+/**
+ * The API and OAuth routes registered after `registerOpenApi` (HEAD and OPTIONS left out), with
+ * whether each is documented. An undocumented one is also logged at start-up as a warning.
+ */
+export function apiRoutesOf(app: FastifyInstance): readonly ApiRoute[] {
+  return routesOf.get(app) ?? [];
 }
 
 /** The application's version, from package.json. */
@@ -42,6 +64,20 @@ export const DOCS_CSP =
 /** Registers the document, `/openapi.json` and the `/docs` page on `app` (the root instance). */
 export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions): Promise<void> {
   for (const schema of REPRESENTATIONS) app.addSchema(schema);
+  const routes: ApiRoute[] = [];
+  routesOf.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith(`${opts.apiPrefix}/`) && !OAUTH_PATHS.has(route.url)) return;
+    const schema = route.schema as { tags?: readonly string[]; hide?: boolean } | undefined;
+    const documented = !!schema?.tags?.length && !schema.hide;
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD' && method !== 'OPTIONS') routes.push({ method, url: route.url, documented });
+    }
+  });
+  app.addHook('onReady', async () => {
+    const missing = routes.filter((r) => !r.documented).map((r) => `${r.method} ${r.url}`);
+    if (missing.length > 0) app.log.warn({ routes: missing }, 'API routes without an OpenAPI schema (see src/http/routes/<resource>/schemas.ts)');
+  });
   await app.register(swagger, {
     mode: 'dynamic',
     hideUntagged: true,
