@@ -202,6 +202,11 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
     expect(doc.paths['/rest/v2/things']!.post.security).toEqual([{ oauth2: ['thing'] }, { bearer: ['thing'] }]);
     expect(doc.paths['/rest/v2/categories']!.get.security).toEqual([]);
     expect(Object.keys(doc.paths['/oauth/token']!.post.responses['200'].headers)).toEqual(['Cache-Control', 'Pragma', 'Expires']);
+    // Bodies: required where the operation needs one; optional where the parameters may come in the query.
+    expect(doc.paths['/rest/v2/things']!.post.requestBody.required).toBe(true);
+    expect(doc.paths['/rest/v2/user/verify']!.post.requestBody.required).toBe(false);
+    expect(doc.paths['/rest/v2/things/{ids}']!.post.requestBody.required).toBe(false);
+    expect(JSON.stringify(doc)).not.toContain('x-optional-body');
   });
 
   it('serves the docs page at /docs from this origin only, and keeps /docs/api', async () => {

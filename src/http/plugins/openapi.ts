@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { REPRESENTATIONS } from '../schemas/representations.ts';
-import { MEDIA } from '../schemas/common.ts';
+import { MEDIA, OPTIONAL_BODY } from '../schemas/common.ts';
 import { SCOPES } from '../../domain/scopes.ts';
 
 export interface OpenApiOptions {
@@ -123,6 +123,18 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
           clientBasic: { type: 'http', scheme: 'basic', description: 'Client authentication: client_id and client_secret (RFC 6749 §2.3.1).' },
         },
       },
+    },
+    // Bodies marked optional (formBody(…, {optional: true})) are not `required`.
+    transformObject: (documentObject) => {
+      const doc = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
+      for (const ops of Object.values<Record<string, Record<string, any>>>((doc as { paths?: any }).paths ?? {})) {
+        for (const op of Object.values(ops)) {
+          if (op?.[OPTIONAL_BODY] === undefined) continue;
+          if (op.requestBody) op.requestBody.required = false;
+          delete op[OPTIONAL_BODY];
+        }
+      }
+      return doc;
     },
     // Named representations become components.schemas.<$id> (not def-0, def-1, …).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },

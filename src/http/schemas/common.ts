@@ -176,16 +176,24 @@ export const LIST_PARAMS = {
   full: Type.Optional(Type.String({ description: 'bare flag (`?full`) or `1|true|full`; `0|false` off: owners (and the thing in a Tip) in full' })),
 };
 
-/** The request-body part of a schema: `body` in JSON and form encoding. */
-export function formBody(schema: TSchema): Pick<FastifySchema, 'body' | 'consumes'> {
-  return { body: schema, consumes: [...REQUEST_MEDIA] };
+/** Marks an operation whose request body may be left out (see src/http/plugins/openapi.ts). */
+export const OPTIONAL_BODY = 'x-optional-body';
+
+/**
+ * The request-body part of a schema: `body` in JSON and form encoding. With `optional`, the
+ * document says the body may be left out (@fastify/swagger otherwise marks every body required).
+ */
+export function formBody(schema: TSchema, opts: { optional?: boolean } = {}): Pick<FastifySchema, 'body' | 'consumes'> {
+  return { body: schema, consumes: [...REQUEST_MEDIA], ...(opts.optional ? { [OPTIONAL_BODY]: true } : {}) };
 }
 
-/** A path parameter object. */
+/** A path parameter object (every property required, as path parameters are). */
 export const params = (props: Record<string, TSchema>) => Type.Object(props);
 /** A response header of type string. */
 export const stringHeader = (description: string) => header(description, Type.String());
+/** Path parameter `username`. */
 export const USERNAME = { username: Type.String({ description: 'a username' }) };
+/** Path parameter `id` of a thing (a non-numeric id is the domain's 404, not a schema error). */
 export const THING_ID = { id: Type.String({ description: 'a thing id (positive integer)', pattern: '^[0-9]+$' }) };
 
 /** Note on the format suffix, appended to descriptions of routes with XML or feeds. */

@@ -7,7 +7,7 @@ const identity = Type.String({ description: 'the partner-side identity, `partner
 const common = {
   tags: ['partners'],
   security: token(),
-  ...formBody(Type.Object({ identity: Type.Optional(identity) })),
+  ...formBody(Type.Object({ identity: Type.Optional(identity) }), { optional: true }),
   querystring: Type.Object({ identity: Type.Optional(identity), ...JSONP_PARAM }),
   response: {
     200: response('`{message: "ok", description}`; the pending things of the identity are claimed', ref('Message')),

@@ -143,7 +143,7 @@ export const updateThingOverride = documented({
   tags: ['things'],
   security: token('thing'),
   params: params(ONE_ID),
-  ...formBody(Type.Object({ _method: Type.Optional(Type.Literal('patch')), ...updateBody.properties })),
+  ...formBody(Type.Object({ _method: Type.Optional(Type.Literal('patch')), ...updateBody.properties }), { optional: true }),
   querystring: Type.Object({ _method: Type.Optional(Type.String({ description: '`patch`' })), ...JSONP_PARAM }),
   response: { 200: response('Message body `{message: "ok", description}`', ref('Message')), ...updateErrors },
 });
