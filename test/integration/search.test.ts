@@ -321,6 +321,11 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
       expect(await ids('?category=software&sort=trend')).toEqual([id.C, id.B, id.F]);
     });
 
+    it("tip sorts include the owner's hidden things for the owner", async () => {
+      expect(await ids('?query=parser&sort=tips', bearer(alice.token))).toEqual([id.B, id.C, id.E]);
+      expect(await ids('?sort=tips_day', bearer(alice.token))).toEqual([id.D, id.F, id.E, id.C, id.B, id.A]);
+    });
+
     it('windows end at now: a tip moves out of tips_day a day later', async () => {
       clock.set(NOW + DAY);
       try {
@@ -342,6 +347,12 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
       expect(last.things.map((x) => x.id)).toEqual([id.A]);
       expect(await found('?count=2&page=4')).toEqual({ total_items: 5, items: 0, page: 4, things: [] });
       expect((await found('?count=&page=')).page).toBe(1);
+    });
+
+    it('a page past the end of a word search still counts total_items', async () => {
+      expect(await found('?query=parser&page=3&count=1')).toEqual({ total_items: 2, items: 0, page: 3, things: [] });
+      expect(await ids('?query=parser&page=2&count=1')).toEqual([id.C]);
+      expect(await found('?query=parser&sort=trend&page=9')).toEqual({ total_items: 2, items: 0, page: 9, things: [] });
     });
 
     it('pages of a tip sort run across the scored things into the rest', async () => {
