@@ -5,6 +5,7 @@ import { thingRoutes } from './things/index.ts';
 import { tipRoutes } from './tips/index.ts';
 import { userRoutes } from './users/index.ts';
 import { referenceRoutes } from './reference/index.ts';
+import { subscriptionRoutes } from './subscriptions/index.ts';
 import { activityRoutes } from './activities/index.ts';
 import { partnerRoutes } from './partners/index.ts';
 import { rateLimitRoutes } from './rate-limit/index.ts';
@@ -14,6 +15,7 @@ export function apiRoutes(app: FastifyInstance, ctx: RouteContext): void {
   searchRoutes(app, ctx);
   thingRoutes(app, ctx);
   tipRoutes(app, ctx);
+  subscriptionRoutes(app, ctx);
   userRoutes(app, ctx);
   referenceRoutes(app);
   activityRoutes(app, ctx);
