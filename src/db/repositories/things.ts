@@ -3,7 +3,8 @@ import type { Executor } from '../transaction.ts';
 import type { OwnerRef, PageRequest, ThingRecord } from '../../domain/records.ts';
 import type { NewThing, ThingFields } from '../../domain/thing-input.ts';
 
-const THING_COLUMNS = [
+/** The columns of a ThingRecord (things joined with the owner as `users`), for every thing read. */
+export const THING_COLUMNS = [
   'things.id',
   'things.url',
   'things.title',

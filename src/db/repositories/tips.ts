@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../transaction.ts';
 import type { PageRequest, TipRecord } from '../../domain/records.ts';
-import { toThingRecord } from './things.ts';
+import { THING_COLUMNS, toThingRecord } from './things.ts';
 
 /**
  * Inserts a tip unless the tipper already tipped the thing in `period` (unique constraint, so
@@ -81,23 +81,7 @@ function selectTips(ex: Executor) {
       'tips.period as tip_period',
       'tipper.id as tipper_id',
       'tipper.username as tipper_username',
-      'things.id',
-      'things.url',
-      'things.title',
-      'things.description',
-      'things.category',
-      'things.language',
-      'things.tags',
-      'things.image',
-      'things.hidden',
-      'things.owner_user_id',
-      'things.owner_identity',
-      'things.tips',
-      'things.tips_user_count',
-      'things.last_tip_at',
-      'things.created_at',
-      'things.updated_at',
-      'users.username as owner_username',
+      ...THING_COLUMNS,
     ])
     .where('things.deleted_at', 'is', null);
 }

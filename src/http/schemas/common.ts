@@ -14,6 +14,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema, FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
 import type { Format } from '../../formats/negotiation.ts';
 import { ref } from './representations.ts';
+import { STATUS as ERROR_STATUS } from '../plugins/errors.ts';
 
 /** Response media types exactly as the API sends them (src/formats/negotiation.ts, plugins/formats.ts). */
 export const MEDIA = {
@@ -104,25 +105,8 @@ export function noContent(description: string, opts: { rateLimited?: boolean; he
   return { description, headers: { ...(opts.rateLimited === false ? {} : RATE_LIMIT_HEADERS), ...opts.headers }, type: 'null' };
 }
 
-/** Status of each API error code (src/http/plugins/errors.ts). */
-const STATUS: Record<string, number> = {
-  invalid_request: 400,
-  invalid_parameters: 400,
-  validation: 400,
-  unauthorized: 401,
-  no_means: 401,
-  rate_limit_exceeded: 403,
-  invalid_scope: 403,
-  insufficient_scope: 403,
-  tip_once: 403,
-  tip_owner: 403,
-  forbidden: 403,
-  thing_owner: 403,
-  subscribed: 403,
-  not_found: 404,
-  not_acceptable: 406,
-  server_error: 500,
-};
+/** Status of each API error code: the one table in src/http/plugins/errors.ts. */
+const STATUS: Record<string, number> = ERROR_STATUS;
 
 /** Codes any API route may answer: a bad `jsonp`, an invalid token, the limit, a format, a failure. */
 const ALWAYS = ['invalid_parameters', 'unauthorized', 'rate_limit_exceeded', 'not_acceptable', 'server_error'];
