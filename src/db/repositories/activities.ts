@@ -1,5 +1,6 @@
 /** Activity rows, written in the same transaction as the event they record, and the feeds' reads. */
 import type { Executor } from '../transaction.ts';
+import { precompiled } from '../precompiled.ts';
 
 export type Verb = 'like' | 'post' | 'follow';
 
@@ -8,17 +9,19 @@ export async function insertActivity(
   ex: Executor,
   a: { actorUserId: number; verb: Verb; thingId: number; thingOwnerUserId: number | null; now: number },
 ): Promise<void> {
-  await ex
-    .insertInto('activities')
-    .values({
-      actor_user_id: a.actorUserId,
-      verb: a.verb,
-      thing_id: a.thingId,
-      thing_owner_user_id: a.thingOwnerUserId,
-      created_at: a.now,
-    })
-    .execute();
+  await insertActivityStatement(ex, a.actorUserId, a.verb, a.thingId, a.thingOwnerUserId, a.now);
 }
+
+const insertActivityStatement = precompiled(
+  (ex: Executor, actorUserId: number, verb: Verb, thingId: number, thingOwnerUserId: number | null, now: number) =>
+    ex.insertInto('activities').values({
+      actor_user_id: actorUserId,
+      verb,
+      thing_id: thingId,
+      thing_owner_user_id: thingOwnerUserId,
+      created_at: now,
+    }),
+);
 
 /** One activity as the feeds need it. */
 export interface ActivityRecord {

@@ -1,5 +1,6 @@
 /** Things and their tags. Deleted things (deleted_at set) are invisible to every read here. */
 import type { Executor } from '../transaction.ts';
+import { precompiled } from '../precompiled.ts';
 import type { OwnerRef, PageRequest, ThingRecord } from '../../domain/records.ts';
 import type { NewThing, ThingFields } from '../../domain/thing-input.ts';
 
@@ -76,8 +77,11 @@ function selectThings(ex: Executor) {
     .where('things.deleted_at', 'is', null);
 }
 
+const thingById = precompiled((ex: Executor, id: number) => selectThings(ex).where('things.id', '=', id));
+
+/** The live thing with this id (the hot read of GET /things/:id and of every tip). */
 export async function findThingById(ex: Executor, id: number): Promise<ThingRecord | undefined> {
-  const r = await selectThings(ex).where('things.id', '=', id).executeTakeFirst();
+  const [r] = await thingById(ex, id);
   return r && toThingRecord(r);
 }
 

@@ -1,6 +1,7 @@
 /** Tips and the per-thing counters kept in step with them (same transaction). */
 import { sql } from 'kysely';
 import type { Executor } from '../transaction.ts';
+import { precompiled } from '../precompiled.ts';
 import type { PageRequest, TipRecord } from '../../domain/records.ts';
 import { THING_COLUMNS, toThingRecord } from './things.ts';
 
@@ -13,21 +14,31 @@ export async function insertTipOnce(
   ex: Executor,
   tip: { thingId: number; tipperId: number; period: string; now: number; source: 'api' | 'subscription'; clientId: number | null },
 ): Promise<number | undefined> {
-  const r = await ex
-    .insertInto('tips')
-    .values({
-      thing_id: tip.thingId,
-      tipper_id: tip.tipperId,
-      period: tip.period,
-      created_at: tip.now,
-      source: tip.source,
-      client_id: tip.clientId,
-    })
-    .onConflict((oc) => oc.columns(['thing_id', 'tipper_id', 'period']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const [r] = await insertTipStatement(ex, tip.thingId, tip.tipperId, tip.period, tip.now, tip.source, tip.clientId);
   return r?.id;
 }
+
+const insertTipStatement = precompiled(
+  (ex: Executor, thingId: number, tipperId: number, period: string, now: number, source: string, clientId: number | null) =>
+    ex
+      .insertInto('tips')
+      .values({ thing_id: thingId, tipper_id: tipperId, period, created_at: now, source, client_id: clientId })
+      .onConflict((oc) => oc.columns(['thing_id', 'tipper_id', 'period']).doNothing())
+      .returning('id'),
+);
+
+/** One statement: the counters of a thing after a new tip (see countTipOnThing). */
+const countTipStatement = precompiled((ex: Executor, thingId: number, tipperId: number, period: string, now: number) =>
+  ex
+    .updateTable('things')
+    .set({
+      tips: sql`tips + 1`,
+      tips_user_count: sql`tips_user_count + case when exists (select 1 from tips as earlier where earlier.thing_id = ${thingId} and earlier.tipper_id = ${tipperId} and earlier.period <> ${period}) then 0 else 1 end`,
+      last_tip_at: now,
+    })
+    .where('id', '=', thingId)
+    .returning('tips'),
+);
 
 /**
  * Counts a new tip on its thing: `tips` + 1, `tips_user_count` + 1 when it is the tipper's first
@@ -35,24 +46,8 @@ export async function insertTipOnce(
  * @returns the thing's tip count after this tip.
  */
 export async function countTipOnThing(ex: Executor, thingId: number, tipperId: number, period: string, now: number): Promise<number> {
-  const earlier = await ex
-    .selectFrom('tips')
-    .select('id')
-    .where('thing_id', '=', thingId)
-    .where('tipper_id', '=', tipperId)
-    .where('period', '<>', period)
-    .limit(1)
-    .executeTakeFirst();
-  const r = await ex
-    .updateTable('things')
-    .set({
-      tips: sql`tips + 1`,
-      tips_user_count: earlier ? sql`tips_user_count` : sql`tips_user_count + 1`,
-      last_tip_at: now,
-    })
-    .where('id', '=', thingId)
-    .returning('tips')
-    .executeTakeFirstOrThrow();
+  const [r] = await countTipStatement(ex, thingId, tipperId, period, now);
+  if (!r) throw new Error(`thing ${thingId} vanished while being tipped`);
   return r.tips;
 }
 

@@ -1,5 +1,6 @@
 /** Access tokens, stored as SHA-256 hashes only. */
 import type { Executor } from '../transaction.ts';
+import { precompiled } from '../precompiled.ts';
 import type { Principal } from '../../domain/records.ts';
 
 export async function insertAccessToken(
@@ -22,14 +23,17 @@ export async function insertAccessToken(
 }
 
 /** The principal of a live (not revoked) token with this hash; undefined otherwise. */
-export async function findPrincipalByTokenHash(ex: Executor, tokenHash: string): Promise<Principal | undefined> {
-  const r = await ex
+const principalByTokenHash = precompiled((ex: Executor, tokenHash: string) =>
+  ex
     .selectFrom('access_tokens')
     .innerJoin('users', 'users.id', 'access_tokens.user_id')
     .select(['access_tokens.id', 'access_tokens.user_id', 'access_tokens.client_id', 'access_tokens.scope', 'users.username'])
     .where('access_tokens.token_hash', '=', tokenHash)
-    .where('access_tokens.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('access_tokens.revoked_at', 'is', null),
+);
+
+export async function findPrincipalByTokenHash(ex: Executor, tokenHash: string): Promise<Principal | undefined> {
+  const [r] = await principalByTokenHash(ex, tokenHash);
   if (!r) return undefined;
   return {
     userId: r.user_id,

@@ -1,6 +1,7 @@
 /** Users table access. Executor-first functions: pass the database or an open transaction. */
 import type { Selectable } from 'kysely';
 import type { Executor } from '../transaction.ts';
+import { precompiled } from '../precompiled.ts';
 import type { UsersTable } from '../schema.ts';
 import type { UserRecord } from '../../domain/records.ts';
 
@@ -68,8 +69,12 @@ export async function insertUser(ex: Executor, u: NewUser): Promise<number> {
 }
 
 /** The means of a user (DECISIONS.md "Money"): balance and monthly budget in cents. */
+const meansStatement = precompiled((ex: Executor, userId: number) =>
+  ex.selectFrom('users').select(['balance_cents', 'budget_cents']).where('id', '=', userId),
+);
+
 export async function findMeans(ex: Executor, userId: number): Promise<{ balanceCents: number; budgetCents: number } | undefined> {
-  const r = await ex.selectFrom('users').select(['balance_cents', 'budget_cents']).where('id', '=', userId).executeTakeFirst();
+  const [r] = await meansStatement(ex, userId);
   return r && { balanceCents: r.balance_cents, budgetCents: r.budget_cents };
 }
 
