@@ -12,7 +12,7 @@ import { field, formOf, noticeOf, toLogin } from './form.ts';
 
 const PROFILE_FIELDS = ['firstname', 'lastname', 'about', 'city', 'country', 'url', 'avatar'] as const;
 
-/** Registers GET/POST /settings and POST /settings/budget on the website plugin. */
+/** Registers GET/POST /settings, POST /settings/budget and GET /earnings on the website plugin. */
 export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 
@@ -52,6 +52,18 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
       throw err;
     }
     return reply.code(303).redirect('/settings?done=profile');
+  });
+
+  /**
+   * GET /earnings — what the user earned as an owner, per settled period (issue 4 item 5): the
+   * cents credited to their earnings account and the number of tips they pay for, oldest first;
+   * credits without a period (held shares moved when an identity was verified) last. Log-in required.
+   */
+  app.get('/earnings', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply);
+    const money = await getMoneySummary(s, request.webSession.userId);
+    const totalCents = money.earningsByPeriod.reduce((sum, e) => sum + e.cents, 0);
+    return ctx.page(request, reply, './earnings', { title: 'Earnings', money, totalCents });
   });
 
   /**
