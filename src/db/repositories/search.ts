@@ -167,6 +167,29 @@ function scores(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | undefi
   return undefined;
 }
 
+/**
+ * The score of one thing (`thingId`, an SQL expression) for the tip sorts: for the windowed sorts
+ * and `trend` a correlated subquery over its tips in the window (0 when none), for `tips` its
+ * counter (equal to its number of tip rows); undefined for `relevance`.
+ * Orders exactly as `scores` does: scored things by score, the others (score 0) after them.
+ */
+function matchScore(engine: Engine, c: SearchCriteria, thingId: RawBuilder<unknown>): RawBuilder<unknown> | undefined {
+  if (c.sort === 'trend') {
+    const since = c.now - TREND_WINDOW;
+    const weight =
+      engine === 'postgres'
+        ? sql`power(2.0, (tips.created_at - ${c.now})::float8 / ${TREND_HALF_LIFE})`
+        : sql`power(2.0, (tips.created_at - ${c.now}) * 1.0 / ${TREND_HALF_LIFE})`;
+    return sql`(select coalesce(sum(${weight}), 0) from tips where tips.thing_id = ${thingId} and tips.created_at > ${since} and tips.created_at <= ${c.now})`;
+  }
+  if (c.sort === 'tips_month' || c.sort === 'tips_week' || c.sort === 'tips_day') {
+    const since = c.now - SORT_WINDOWS[c.sort];
+    return sql`(select count(*) from tips where tips.thing_id = ${thingId} and tips.created_at > ${since} and tips.created_at <= ${c.now})`;
+  }
+  if (c.sort === 'tips') return sql`(select counted.tips from things as counted where counted.id = ${thingId})`;
+  return undefined;
+}
+
 async function ids(ex: Executor, query: RawBuilder<unknown>): Promise<number[]> {
   const r = await sql<{ id: number | string }>`${query}`.execute(ex);
   return r.rows.map((row) => Number(row.id));
@@ -199,7 +222,12 @@ export async function searchThings(ex: Executor, engine: Engine, c: SearchCriter
 
   let pageIds: number[];
   const scored = scores(engine, c);
-  if (scored) {
+  const perMatch = c.words ? matchScore(engine, c, sql`m.id`) : undefined;
+  if (perMatch) {
+    // A word search has few matches next to the tips of a window: score each match through the
+    // tips(thing_id, created_at) index instead of aggregating every tip of the window.
+    pageIds = await ids(ex, sql`select m.id as id from (${m}) as m order by ${perMatch} desc, m.id desc limit ${c.count} offset ${offset}`);
+  } else if (scored) {
     // The scored things (few) drive; the matches are one set to probe (not a join per match).
     const scoredMatches = sql`select s.thing_id as id, s.score as score from (${scored}) as s where s.thing_id in (select m.id from (${m}) as m)`;
     const scoredTotal = await count(ex, scoredMatches);
@@ -227,10 +255,9 @@ async function thingsInOrder(ex: Executor, pageIds: number[]): Promise<ThingReco
  * few enough to order whole. A second query counts only when the page is past the end.
  */
 async function postgresWordSearch(ex: Executor, engine: Engine, c: SearchCriteria, m: RawBuilder<unknown>, offset: number): Promise<SearchPage> {
-  const scored = scores(engine, c);
-  const query = scored
-    ? sql`select m.id as id, count(*) over () as total from (${m}) as m left join (${scored}) as s on s.thing_id = m.id
-        order by coalesce(s.score, 0) desc, m.id desc limit ${c.count} offset ${offset}`
+  const perMatch = matchScore(engine, c, sql`m.id`);
+  const query = perMatch
+    ? sql`select m.id as id, count(*) over () as total from (${m}) as m order by ${perMatch} desc, m.id desc limit ${c.count} offset ${offset}`
     : c.sort === 'relevance'
       ? sql`select m.id as id, count(*) over () as total from (${m}) as m order by m.rank, m.id desc limit ${c.count} offset ${offset}`
       : sql`select m.id as id, count(*) over () as total from (${m}) as m order by m.id desc limit ${c.count} offset ${offset}`;
