@@ -146,7 +146,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(s.DATABASE_URL)) {
     problems.push(`DATABASE_URL: must start with sqlite: or postgres:// (got "${s.DATABASE_URL}")`);
   }
-  const publicUrl = checkOrigin('PUBLIC_URL', s.PUBLIC_URL ?? `http://localhost:${s.PORT}`, problems);
+  const publicUrl = s.PUBLIC_URL ? checkOrigin('PUBLIC_URL', s.PUBLIC_URL, problems) : `http://localhost:${Number.isInteger(s.PORT) ? s.PORT : 3000}`;
   const siteUrl = s.SITE_URL ? checkOrigin('SITE_URL', s.SITE_URL, problems) : publicUrl;
   const authUrl = s.AUTH_URL ? checkOrigin('AUTH_URL', s.AUTH_URL, problems) : publicUrl;
   if (s.REDIS_URL !== undefined && !/^rediss?:\/\/[^/]/.test(s.REDIS_URL)) {

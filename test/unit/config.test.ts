@@ -1,0 +1,45 @@
+/** Settings (issue 2): defaults, derived origins, and every bad setting named at once. */
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('defaults: port 3000, the embedded database, one origin for API, site and auth', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 3000,
+      databaseUrl: 'sqlite:./data/tipjar.db',
+      publicUrl: 'http://localhost:3000',
+      siteUrl: 'http://localhost:3000',
+      authUrl: 'http://localhost:3000',
+      logLevel: 'warn',
+    });
+  });
+
+  it('PUBLIC_URL follows PORT; SITE_URL and AUTH_URL follow PUBLIC_URL; trailing slashes are dropped', () => {
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    const c = loadConfig({ PUBLIC_URL: 'https://api.example.org/', AUTH_URL: 'https://auth.example.org/' });
+    expect([c.publicUrl, c.siteUrl, c.authUrl]).toEqual(['https://api.example.org', 'https://api.example.org', 'https://auth.example.org']);
+  });
+
+  it('names every bad setting at once, and only those', () => {
+    const problems = problemsOf({ PORT: 'abc', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', SITE_URL: 'ftp://files' });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['DATABASE_URL', 'LOG_LEVEL', 'PORT', 'SITE_URL']);
+    expect(problems.find((p) => p.startsWith('PORT'))).toBe('PORT: expected integer (got "abc")');
+    expect(problems.find((p) => p.startsWith('LOG_LEVEL'))).toContain('one of fatal, error, warn, info, debug, trace, silent');
+  });
+
+  it('refuses a PUBLIC_URL that is not an absolute http(s) origin', () => {
+    expect(problemsOf({ PUBLIC_URL: 'nope' })).toEqual(['PUBLIC_URL: "nope" is not an absolute URL']);
+    expect(problemsOf({ PUBLIC_URL: 'http://x.example/?a=1' })).toEqual(['PUBLIC_URL: must not carry a query or fragment']);
+  });
+});
