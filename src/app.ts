@@ -17,6 +17,7 @@ import { apiRoutes } from './http/routes/index.ts';
 import { oauthRoutes } from './http/routes/oauth/index.ts';
 import type { RouteContext } from './http/context.ts';
 import cors from '@fastify/cors';
+import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendNotFoundPage, webPlugin } from './web/index.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
@@ -84,6 +85,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (typeof type === 'string' && type.startsWith('application/json') && type !== JSON_TYPE) reply.header('content-type', JSON_TYPE);
     return payload;
   });
+
+  // Prometheus metrics at /metrics (requests by route, tips, outbox depth, process).
+  registerMetrics(app, services);
 
   /** GET /healthz — the process is up. */
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -89,12 +89,16 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
   /** POST /things/:id/tip (scope `tip`) — 200 `{message: "ok", description, thing}` (8-field thing). */
   app.post<{ Params: { id: string } }>('/things/:id/tip', docs.tipThing, async (request) => {
     const principal = requireScope(request, 'tip');
-    return confirmation(await tipThing(s, principal, parseId(request.params.id) ?? -1));
+    const thing = await tipThing(s, principal, parseId(request.params.id) ?? -1);
+    app.countTip();
+    return confirmation(thing);
   });
 
   /** POST /tip (scope `tip`) with `{url}` — a registered URL or an auto-submit URL. */
   app.post('/tip', docs.tipUrl, async (request) => {
     const principal = requireScope(request, 'tip');
-    return confirmation(await tipUrl(s, principal, single(bodyOf(request).url)));
+    const thing = await tipUrl(s, principal, single(bodyOf(request).url));
+    app.countTip();
+    return confirmation(thing);
   });
 }
