@@ -41,10 +41,20 @@ export function registerMetrics(app: FastifyInstance, services: Services, opts: 
   });
 
   app.decorate('countTip', () => tips.inc());
-  app.addHook('onResponse', async (request, reply) => {
+  // One bound child per (method, route, status): observing through it skips label hashing, which
+  // would otherwise cost a measurable share of a point read.
+  const children = new Map<string, { observe(v: number): void }>();
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL, so the label set stays small; unknown routes are one label.
     const route = request.routeOptions.url ?? 'unknown';
-    requests.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let child = children.get(key);
+    if (!child) {
+      child = requests.labels(request.method, route, String(reply.statusCode));
+      children.set(key, child);
+    }
+    child.observe(reply.elapsedTime / 1000);
+    done();
   });
 
   /** GET /metrics — Prometheus exposition format. */
