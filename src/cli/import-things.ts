@@ -53,6 +53,18 @@ export function thingFromRow(fields: string[]): NewThing {
   });
 }
 
+/** The number of lines after the header (data rows, blank ones included): the progress bar's total. */
+export async function countDataRows(file: string): Promise<number> {
+  let lines = 0;
+  let last = 10;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) lines++;
+    if (chunk.length > 0) last = chunk[chunk.length - 1]!;
+  }
+  if (last !== 10) lines++; // a last line without a newline
+  return Math.max(0, lines - 1); // the header
+}
+
 const BATCH = 400;
 
 async function insertBatch(database: Database, batch: NewThing[], ownerId: number, now: number): Promise<number> {

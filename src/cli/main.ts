@@ -14,7 +14,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { Services } from '../domain/services.ts';
 import { fundUser, getUser, registerUser } from '../domain/users.ts';
 import { issueToken } from '../domain/tokens.ts';
-import { importThings } from './import-things.ts';
+import { countDataRows, importThings } from './import-things.ts';
 import { registerMoneyCommands } from './money.ts';
 import { registerPartnerCommands } from './partners.ts';
 import { registerAppsCommands } from './apps.ts';
@@ -110,8 +110,9 @@ program
     if (!existsSync(file)) throw new DomainError('invalid_parameters', `no such file: ${file}`);
     await withServices(async (s) => {
       const owner = await getUser(s, opts.owner);
-      const bar = new SingleBar({ format: 'importing [{bar}] {value} rows | {duration}s', stream: process.stderr }, Presets.shades_classic);
-      bar.start(opts.limit ?? 0, 0);
+      const bar = new SingleBar({ format: 'importing [{bar}] {percentage}% | {value}/{total} rows | {duration}s', stream: process.stderr }, Presets.shades_classic);
+      const rows = await countDataRows(file);
+      bar.start(opts.limit !== undefined ? Math.min(opts.limit, rows) : rows, 0);
       const started = Date.now();
       const report = await importThings(s.database, s.clock, file, owner.id, { limit: opts.limit, onProgress: (n) => bar.update(n) });
       bar.stop();

@@ -1,0 +1,73 @@
+/**
+ * `tipjar import things` (issue 2): the catalogue format, the mapping to things, rows it cannot
+ * take reported with their line number and reason, re-runs adding nothing twice.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES } from '../helpers/db.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { buildUser } from '../helpers/factories.ts';
+import { countDataRows, importThings, npmTags } from '../../src/cli/import-things.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'tipjar-import-'));
+function tsv(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('npmTags and countDataRows', () => {
+  it('tags: npm, the scope, the words of the name', () => {
+    expect(npmTags('ansi-styles')).toEqual(['npm', 'ansi', 'styles']);
+    expect(npmTags('@types/node')).toEqual(['npm', 'types', 'node']);
+    expect(npmTags('a')).toEqual(['npm']);
+  });
+
+  it('counts the lines after the header, with or without a final newline', async () => {
+    expect(await countDataRows(tsv('a.tsv', 'name\tversion\tdownloads_a_month\tsummary\nx\t1\t2\ts\ny\t1\t2\ts\n'))).toBe(2);
+    expect(await countDataRows(tsv('b.tsv', 'name\tversion\tdownloads_a_month\tsummary\nx\t1\t2\ts\ny\t1\t2\ts'))).toBe(2);
+    expect(await countDataRows(tsv('c.tsv', ''))).toBe(0);
+  });
+});
+
+describe.each(ENGINES)('importThings on %s', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp(engine);
+  });
+  afterAll(async () => t.close());
+
+  it('imports rows as software things, reports bad rows by line, and adds nothing twice', async () => {
+    const owner = await buildUser(t.services);
+    const long = 'x'.repeat(1200);
+    const file = tsv(
+      `${engine}.tsv`,
+      [
+        'name\tversion\tdownloads_a_month\tsummary',
+        `left-pad-${engine}\t1.3.0\t100\tString left pad`,
+        'only\ttwo',
+        `${'n'.repeat(120)}\t1\t1\ttoo long a name`,
+        `long-summary-${engine}\t1\t1\t${long}`,
+        `left-pad-${engine}\t1.3.0\t100\tthe same package again`,
+      ].join('\n'),
+    );
+    const report = await importThings(t.db.database, t.clock, file, owner.user.id);
+    expect(report).toMatchObject({ rows: 5, inserted: 2, skipped: 1 });
+    expect(report.rejected.map((r) => r.line)).toEqual([3, 4]);
+    expect(report.rejected[0]!.reason).toBe('expected 4 tab-separated columns, got 2');
+    expect(report.rejected[1]!.reason).toContain('Invalid title');
+
+    const things = await t.db.database.db.selectFrom('things').selectAll().where('owner_user_id', '=', owner.user.id).orderBy('id').execute();
+    expect(things.map((r) => [r.url, r.title, r.category, r.language, r.tags])).toEqual([
+      [`https://www.npmjs.com/package/left-pad-${engine}`, `left-pad-${engine}`, 'software', 'en_GB', `npm,left,pad,${engine}`],
+      [`https://www.npmjs.com/package/long-summary-${engine}`, `long-summary-${engine}`, 'software', 'en_GB', `npm,long,summary,${engine}`],
+    ]);
+    expect([...things[1]!.description].length).toBe(1000);
+    expect(things[1]!.description.endsWith('…')).toBe(true);
+
+    const again = await importThings(t.db.database, t.clock, file, owner.user.id);
+    expect(again).toMatchObject({ rows: 5, inserted: 0, skipped: 3 });
+  });
+});
