@@ -140,6 +140,13 @@ function matches(engine: Engine, c: SearchCriteria, words: string[] | undefined,
   return parts.length === 1 ? parts[0]! : sql`${parts[0]!} union all ${parts[1]!}`;
 }
 
+/** `trend`: the weight of one tip row (`tips.created_at`), 2^(-age / TREND_HALF_LIFE). */
+function trendWeight(engine: Engine, now: number): RawBuilder<unknown> {
+  return engine === 'postgres'
+    ? sql`power(2.0, (tips.created_at - ${now})::float8 / ${TREND_HALF_LIFE})`
+    : sql`power(2.0, (tips.created_at - ${now}) * 1.0 / ${TREND_HALF_LIFE})`;
+}
+
 /**
  * The per-thing scores of a tip-based sort as a relation `(thing_id, score)` holding only things
  * with a score above 0 (few, next to the catalogue): tips in the window through the
@@ -148,10 +155,7 @@ function matches(engine: Engine, c: SearchCriteria, words: string[] | undefined,
 function scores(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | undefined {
   if (c.sort === 'trend') {
     const since = c.now - TREND_WINDOW;
-    const weight =
-      engine === 'postgres'
-        ? sql`power(2.0, (tips.created_at - ${c.now})::float8 / ${TREND_HALF_LIFE})`
-        : sql`power(2.0, (tips.created_at - ${c.now}) * 1.0 / ${TREND_HALF_LIFE})`;
+    const weight = trendWeight(engine, c.now);
     return sql`select tips.thing_id as thing_id, sum(${weight}) as score from tips
       where tips.created_at > ${since} and tips.created_at <= ${c.now} group by tips.thing_id`;
   }
@@ -176,10 +180,7 @@ function scores(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | undefi
 function matchScore(engine: Engine, c: SearchCriteria, thingId: RawBuilder<unknown>): RawBuilder<unknown> | undefined {
   if (c.sort === 'trend') {
     const since = c.now - TREND_WINDOW;
-    const weight =
-      engine === 'postgres'
-        ? sql`power(2.0, (tips.created_at - ${c.now})::float8 / ${TREND_HALF_LIFE})`
-        : sql`power(2.0, (tips.created_at - ${c.now}) * 1.0 / ${TREND_HALF_LIFE})`;
+    const weight = trendWeight(engine, c.now);
     return sql`(select coalesce(sum(${weight}), 0) from tips where tips.thing_id = ${thingId} and tips.created_at > ${since} and tips.created_at <= ${c.now})`;
   }
   if (c.sort === 'tips_month' || c.sort === 'tips_week' || c.sort === 'tips_day') {
