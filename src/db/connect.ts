@@ -23,6 +23,27 @@ export interface Database {
 export interface OpenOptions {
   sqliteSynchronous?: 'NORMAL' | 'FULL';
   poolSize?: number;
+  /**
+   * SQLite: milliseconds between runs of `PRAGMA optimize` (planner statistics refresh) while the
+   * database is open; 0 turns the periodic run off (it still runs once at open). Default one hour.
+   */
+  sqliteOptimizeIntervalMs?: number;
+}
+
+/** Rows ANALYZE samples per index when `PRAGMA optimize` refreshes statistics (bounds its cost on big tables). */
+const SQLITE_ANALYSIS_LIMIT = 1000;
+
+/**
+ * Refreshes SQLite's planner statistics (sqlite_stat1) where they went stale. Statistics taken
+ * while a table was tiny (e.g. `users` when the catalogue was imported before anyone signed up)
+ * make the planner scan that table on every join instead of using its primary key: every thing
+ * read then scanned all users. `PRAGMA optimize` re-analyses only tables whose size changed
+ * about tenfold since their last analysis; 0x10002 makes it look at every table, not only
+ * those this connection has queried.
+ */
+function optimizeSqlite(raw: BetterSqlite3.Database): void {
+  raw.pragma(`analysis_limit = ${SQLITE_ANALYSIS_LIMIT}`);
+  raw.pragma('optimize = 0x10002');
 }
 
 /** PostgreSQL int8 (ids, counts, Unix seconds) as JS numbers: every value we store fits in 2^53. */
@@ -77,10 +98,20 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     raw.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 10000');
+    optimizeSqlite(raw);
+    const interval = options.sqliteOptimizeIntervalMs ?? 3_600_000;
+    const timer = interval > 0 ? setInterval(() => optimizeSqlite(raw), interval).unref() : undefined;
     const db = new Kysely<DB>({
       dialect: new SqliteDialect({ database: cachingSqlite(raw) as unknown as BetterSqlite3.Database }),
     });
-    return { db, engine: 'sqlite', close: () => db.destroy() };
+    return {
+      db,
+      engine: 'sqlite',
+      close: () => {
+        clearInterval(timer);
+        return db.destroy();
+      },
+    };
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const parsed = new URL(url);
