@@ -24,6 +24,7 @@ import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter } from './ratelimit/limiter.ts';
 import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
+import { SearchCache } from './domain/search-cache.ts';
 
 export interface AppDeps {
   config: Config;
@@ -54,6 +55,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     siteUrl: config.siteUrl,
     // rel="payment" discovery for POST /tip of unregistered URLs (src/discovery, DISCOVERY=on).
     discovery: config.discovery ? createDiscovery({ siteUrl: config.siteUrl, allowPrivate: config.discoveryAllowPrivate }) : undefined,
+    // Search results kept while nothing they depend on changed (src/domain/search-cache.ts).
+    searchCache:
+      config.searchCacheSeconds > 0 ? new SearchCache(database, { maxAgeSeconds: config.searchCacheSeconds, maxEntries: config.searchCacheEntries }) : undefined,
   };
   // In memory, or in Redis when REDIS_URL is set (fails here when Redis cannot be reached).
   const rateLimiter = await createRateLimiter({

@@ -7,6 +7,7 @@
  * rules as POST /things; a row that fails is reported with its line number and reason and the
  * rest goes on. Re-running adds nothing twice (a URL already registered is skipped).
  */
+import { noteThingsChanged } from '../db/changes.ts';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
@@ -89,6 +90,7 @@ async function insertBatch(database: Database, batch: NewThing[], ownerId: numbe
       .returning(['id', 'url_key'])
       .execute();
     if (inserted.length === 0) return 0;
+    noteThingsChanged();
     const byKey = new Map(batch.map((t) => [t.urlKey, t]));
     const tagRows = inserted.flatMap((r) => [...new Set(byKey.get(r.url_key)!.tags.map((t) => t.toLowerCase()))].map((tag) => ({ thing_id: r.id, tag })));
     for (let i = 0; i < tagRows.length; i += 2000) await trx.insertInto('thing_tags').values(tagRows.slice(i, i + 2000)).execute();

@@ -56,6 +56,14 @@ export const SettingsSchema = Type.Object({
     default: 'off',
     description: 'let discovery fetch private, loopback and link-local addresses (for tests only; never in production)',
   }),
+  SEARCH_CACHE_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 3600,
+    default: 10,
+    description:
+      'how long a search result may be served from the cache, in seconds (0: off); writes made by this process show at once, those of other instances on a shared PostgreSQL within this time',
+  }),
+  SEARCH_CACHE_ENTRIES: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'most search results the cache keeps (least recently used go first)' }),
   TRUST_PROXY: Type.String({
     minLength: 1,
     default: 'false',
@@ -99,6 +107,9 @@ export interface Config {
   discovery: boolean;
   /** discovery may fetch private addresses (tests only) */
   discoveryAllowPrivate: boolean;
+  /** seconds a search result may be served from the cache (0: off), and most entries kept */
+  searchCacheSeconds: number;
+  searchCacheEntries: number;
 }
 
 export class ConfigError extends Error {
@@ -180,6 +191,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhooksClaimSeconds: s.WEBHOOKS_CLAIM_SECONDS,
     discovery: s.DISCOVERY === 'on',
     discoveryAllowPrivate: s.DISCOVERY_ALLOW_PRIVATE === 'on',
+    searchCacheSeconds: s.SEARCH_CACHE_SECONDS,
+    searchCacheEntries: s.SEARCH_CACHE_ENTRIES,
   };
 }
 

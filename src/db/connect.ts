@@ -17,6 +17,13 @@ export interface Database {
   engine: Engine;
   /** PostgreSQL schema chosen with `?schema=` (undefined: the server's default search_path) */
   schema?: string;
+  /**
+   * SQLite only: a number that changes whenever another connection — another process, such as
+   * `tipjar import things` beside the server — has committed to the database since the last call
+   * (`PRAGMA data_version`). Writes made through this Database do not change it (db/changes.ts
+   * counts those).
+   */
+  externalChanges?(): number;
   close(): Promise<void>;
 }
 
@@ -107,6 +114,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     return {
       db,
       engine: 'sqlite',
+      externalChanges: () => raw.pragma('data_version', { simple: true }) as number,
       close: () => {
         clearInterval(timer);
         return db.destroy();

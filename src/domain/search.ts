@@ -2,7 +2,8 @@
  * Search (api-v2.md "Things" `GET /things/search`, "Search result"; DECISIONS.md "Search"):
  * validates the query parameters and runs the one search query of db/repositories/search.ts.
  */
-import { searchThings as searchThingsQuery, type SearchCriteria, type SearchSort } from '../db/repositories/search.ts';
+import { searchThingIds, type SearchCriteria, type SearchSort } from '../db/repositories/search.ts';
+import { findThingsByIds } from '../db/repositories/things.ts';
 import { findUserByUsername } from '../db/repositories/users.ts';
 import { InvalidParametersError } from './errors.ts';
 import { hasForbiddenCharacters, single } from './input.ts';
@@ -121,6 +122,12 @@ export async function searchThings(s: Services, params: SearchParameters, page: 
     criteria.ownerUserId = user.id;
   }
 
-  const result = await searchThingsQuery(s.database.db, s.database.engine, criteria);
-  return { total: result.total, page: page.page, things: result.things };
+  const run = () => searchThingIds(s.database.db, s.database.engine, criteria);
+  const result = s.searchCache ? await s.searchCache.page(criteria, run) : await run();
+  // The things are read fresh: their counters change with every tip, the ids only with the ranking.
+  const found = new Map((await findThingsByIds(s.database.db, result.ids)).map((t) => [t.id, t]));
+  // A cached page may predate a change made by another instance (SEARCH_CACHE_SECONDS): a thing
+  // hidden since then is still left out, unless it is the viewer's own.
+  const shown = (t: ThingRecord) => !t.hidden || (t.owner.kind === 'user' && t.owner.userId === viewer?.userId);
+  return { total: result.total, page: page.page, things: result.ids.flatMap((id) => found.get(id) ?? []).filter(shown) };
 }

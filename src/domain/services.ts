@@ -2,6 +2,7 @@
 import type { Database } from '../db/connect.ts';
 import type { Clock } from './clock.ts';
 import type { Discovery } from '../discovery/index.ts';
+import type { SearchCache } from './search-cache.ts';
 
 export interface Services {
   database: Database;
@@ -10,4 +11,6 @@ export interface Services {
   siteUrl: string;
   /** Finds the auto-submit URL an unregistered page links (DECISIONS.md "Discovery"); absent: off. */
   discovery?: Discovery;
+  /** Keeps search results while nothing they depend on changed (SEARCH_CACHE_SECONDS); absent: every search runs. */
+  searchCache?: SearchCache;
 }

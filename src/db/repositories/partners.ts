@@ -2,6 +2,7 @@
  * Partners (community partners, DECISIONS.md "Partners, pending things, webhooks") and the
  * identities users have verified through them.
  */
+import { noteThingsChanged } from '../changes.ts';
 import type { Executor } from '../transaction.ts';
 
 /** A partner as the domain sees it. */
@@ -167,6 +168,7 @@ export async function claimPendingThings(ex: Executor, identity: string, userId:
     .where('owner_identity', '=', identity)
     .returning('id')
     .execute();
+  if (rows.length) noteThingsChanged();
   return rows.map((r) => r.id);
 }
 

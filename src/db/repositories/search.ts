@@ -7,9 +7,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Engine } from '../connect.ts';
 import type { Executor } from '../transaction.ts';
-import type { PageRequest, ThingRecord } from '../../domain/records.ts';
+import type { PageRequest } from '../../domain/records.ts';
 import type { TagExpression } from '../../domain/tag-expression.ts';
-import { findThingsByIds } from './things.ts';
 
 /** The orders of the spec's `sort` parameter. */
 export type SearchSort = 'relevance' | 'trend' | 'tips' | 'tips_month' | 'tips_week' | 'tips_day';
@@ -35,11 +34,12 @@ export interface SearchCriteria extends PageRequest {
   now: number;
 }
 
+/** One page of a search as thing ids (the caller reads the things, which change more often). */
 export interface SearchPage {
   /** things matching, over all pages */
   total: number;
-  /** this page, in order */
-  things: ThingRecord[];
+  /** the ids of this page's things, in order */
+  ids: number[];
 }
 
 /** Window lengths (seconds) of the windowed sorts: the last 30, 7 and 1 days before `now`. */
@@ -202,7 +202,7 @@ async function count(ex: Executor, query: RawBuilder<unknown>): Promise<number> 
 }
 
 /**
- * One page of things matching `c`, and how many match in all.
+ * The ids of one page of things matching `c`, and how many match in all.
  *
  * Orders: `relevance` with words: full-text rank (bm25 / ts_rank), best first; `relevance`
  * without words: newest first; `tips`: the all-time tip count; `tips_month|week|day`: tips in the
@@ -213,13 +213,13 @@ async function count(ex: Executor, query: RawBuilder<unknown>): Promise<number> 
  * once (see postgresWordSearch).
  * @param engine the dialect of `ex` (the full-text SQL differs).
  */
-export async function searchThings(ex: Executor, engine: Engine, c: SearchCriteria): Promise<SearchPage> {
-  if (c.words !== undefined && c.words.length === 0) return { total: 0, things: [] };
+export async function searchThingIds(ex: Executor, engine: Engine, c: SearchCriteria): Promise<SearchPage> {
+  if (c.words !== undefined && c.words.length === 0) return { total: 0, ids: [] };
   const m = matches(engine, c, c.words, c.sort === 'relevance' && c.words !== undefined);
   const offset = (c.page - 1) * c.count;
   if (engine === 'postgres' && c.words) return postgresWordSearch(ex, engine, c, m, offset);
   const total = await count(ex, m);
-  if (total <= offset) return { total, things: [] };
+  if (total <= offset) return { total, ids: [] };
 
   let pageIds: number[];
   const scored = scores(engine, c);
@@ -242,12 +242,7 @@ export async function searchThings(ex: Executor, engine: Engine, c: SearchCriter
   } else {
     pageIds = await ids(ex, sql`select m.id as id from (${m}) as m order by m.id desc limit ${c.count} offset ${offset}`);
   }
-  return { total, things: await thingsInOrder(ex, pageIds) };
-}
-
-async function thingsInOrder(ex: Executor, pageIds: number[]): Promise<ThingRecord[]> {
-  const found = new Map((await findThingsByIds(ex, pageIds)).map((t) => [t.id, t]));
-  return pageIds.flatMap((id) => found.get(id) ?? []);
+  return { total, ids: pageIds };
 }
 
 /**
@@ -263,6 +258,6 @@ async function postgresWordSearch(ex: Executor, engine: Engine, c: SearchCriteri
       ? sql`select m.id as id, count(*) over () as total from (${m}) as m order by m.rank, m.id desc limit ${c.count} offset ${offset}`
       : sql`select m.id as id, count(*) over () as total from (${m}) as m order by m.id desc limit ${c.count} offset ${offset}`;
   const r = await sql<{ id: number | string; total: number | string }>`${query}`.execute(ex);
-  if (r.rows.length === 0) return { total: offset === 0 ? 0 : await count(ex, m), things: [] };
-  return { total: Number(r.rows[0]!.total), things: await thingsInOrder(ex, r.rows.map((row) => Number(row.id))) };
+  if (r.rows.length === 0) return { total: offset === 0 ? 0 : await count(ex, m), ids: [] };
+  return { total: Number(r.rows[0]!.total), ids: r.rows.map((row) => Number(row.id)) };
 }

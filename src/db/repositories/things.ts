@@ -3,6 +3,7 @@ import type { Executor } from '../transaction.ts';
 import { precompiled } from '../precompiled.ts';
 import type { OwnerRef, PageRequest, ThingRecord } from '../../domain/records.ts';
 import type { NewThing, ThingFields } from '../../domain/thing-input.ts';
+import { noteThingsChanged } from '../changes.ts';
 
 /** The columns of a ThingRecord (things joined with the owner as `users`), for every thing read. */
 export const THING_COLUMNS = [
@@ -147,6 +148,7 @@ export async function insertThing(ex: Executor, t: NewThing, owner: { userId: nu
     .returning('id')
     .executeTakeFirstOrThrow();
   await writeTags(ex, r.id, t.tags);
+  noteThingsChanged();
   return r.id;
 }
 
@@ -161,10 +163,12 @@ export async function updateThing(ex: Executor, id: number, changes: Partial<Thi
     await ex.deleteFrom('thing_tags').where('thing_id', '=', id).execute();
     await writeTags(ex, id, changes.tags);
   }
+  noteThingsChanged();
 }
 
 /** Marks a thing deleted; its tips stay (DECISIONS.md: a deleted thing's tips stay in the ledger). */
 export async function softDeleteThing(ex: Executor, id: number, now: number): Promise<void> {
   await ex.updateTable('things').set({ deleted_at: now }).where('id', '=', id).execute();
   await ex.deleteFrom('thing_tags').where('thing_id', '=', id).execute();
+  noteThingsChanged();
 }

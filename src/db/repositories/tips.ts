@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../transaction.ts';
 import { precompiled } from '../precompiled.ts';
+import { noteTipsChanged } from '../changes.ts';
 import type { PageRequest, TipRecord } from '../../domain/records.ts';
 import { THING_COLUMNS, toThingRecord } from './things.ts';
 
@@ -15,6 +16,7 @@ export async function insertTipOnce(
   tip: { thingId: number; tipperId: number; period: string; now: number; source: 'api' | 'subscription'; clientId: number | null },
 ): Promise<number | undefined> {
   const [r] = await insertTipStatement(ex, tip.thingId, tip.tipperId, tip.period, tip.now, tip.source, tip.clientId);
+  if (r) noteTipsChanged();
   return r?.id;
 }
 

@@ -1,6 +1,7 @@
 /**
  * `GET /metrics` (DESIGN.md "Operations"): Prometheus text from prom-client (docs/adr/0014) —
- * requests and their latency by route and status, tips acknowledged through the API, the webhook outbox depth, and the
+ * requests and their latency by route and status, tips acknowledged through the API, the webhook outbox depth, the
+ * search cache's hits and misses, and the
  * process's own metrics (memory, CPU, event-loop lag). Each app gets its own registry, so several
  * apps in one process (tests) do not collide. Not rate limited, not in the OpenAPI document.
  */
@@ -39,6 +40,21 @@ export function registerMetrics(app: FastifyInstance, services: Services, opts: 
       this.set(await countPending(services.database.db));
     },
   });
+
+  const cache = services.searchCache;
+  if (cache) {
+    new Counter({
+      name: 'tipjar_search_cache_requests_total',
+      help: 'Searches answered from the search result cache (result="hit") and run against the database (result="miss")',
+      labelNames: ['result'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc({ result: 'hit' }, cache.stats.hits);
+        this.inc({ result: 'miss' }, cache.stats.misses);
+      },
+    });
+  }
 
   app.decorate('countTip', () => tips.inc());
   // One bound child per (method, route, status): observing through it skips label hashing, which

@@ -1,0 +1,135 @@
+/**
+ * The search result cache (docs/adr/0015): keeps the outcome of a search — the ids of one page and
+ * the total, never the things themselves, which are read fresh for every answer — so a popular
+ * search is ranked once, not on every request. A broad word (`react`, 20,000 of the catalogue's
+ * things) costs 10–30 ms to rank and count; the same answer from the cache costs a read of the
+ * page's things.
+ *
+ * An entry is served only while nothing it depends on can have changed:
+ * - no thing was written by this process since it was computed (db/changes.ts counts every
+ *   insert, update, delete and hand-over of a thing, and settles again at commit/rollback);
+ * - for the tip sorts (`tips`, `tips_month|week|day`, `trend`), no tip was written by this process;
+ * - on SQLite, no other process committed to the database (`Database.externalChanges`);
+ * - it is younger than `maxAgeSeconds` by the service clock: this bounds how long a write made by
+ *   another instance on a shared PostgreSQL can go unseen, and how far the windows of the tip
+ *   sorts can have moved.
+ * A write acknowledged by this process is therefore in every later search it answers.
+ * Concurrent identical searches share one computation, unless something changed since it began.
+ */
+import { LRUCache } from 'lru-cache';
+import { changeCounters, type ChangeCounters } from '../db/changes.ts';
+import type { Database } from '../db/connect.ts';
+import type { SearchCriteria, SearchPage } from '../db/repositories/search.ts';
+
+export interface SearchCacheOptions {
+  /** most entries kept (least recently used go first) */
+  maxEntries: number;
+  /** seconds an entry may be served, by the service clock; 0 turns the cache off */
+  maxAgeSeconds: number;
+}
+
+/** What a result was computed against. */
+interface Basis {
+  counters: ChangeCounters;
+  /** Database.externalChanges() when the computation began (SQLite), else 0 */
+  external: number;
+  /** Unix seconds (the search's `now`) */
+  at: number;
+}
+
+interface Entry {
+  page: SearchPage;
+  basis: Basis;
+  tipSorted: boolean;
+}
+
+/** Lookups answered from the cache and computed, since the process started (GET /metrics). */
+export interface SearchCacheStats {
+  hits: number;
+  misses: number;
+}
+
+export class SearchCache {
+  readonly stats: SearchCacheStats = { hits: 0, misses: 0 };
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly inflight = new Map<string, Promise<Entry>>();
+
+  constructor(
+    private readonly database: Database,
+    private readonly options: SearchCacheOptions,
+  ) {
+    this.entries = new LRUCache<string, Entry>({ max: Math.max(1, options.maxEntries) });
+  }
+
+  /**
+   * The page for `c`: from the cache while it is fresh (see the file comment), else computed with
+   * `compute` and kept.
+   * @param c the search, whose `now` (Unix seconds) dates the entry
+   * @param compute runs the search (db/repositories/search.ts searchThingIds)
+   * @throws whatever `compute` throws; nothing is cached then.
+   */
+  async page(c: SearchCriteria, compute: () => Promise<SearchPage>): Promise<SearchPage> {
+    if (this.options.maxAgeSeconds <= 0) return compute();
+    const key = cacheKey(c);
+    const tipSorted = c.sort !== 'relevance';
+    const now = this.basis(c.now);
+    const cached = this.entries.get(key);
+    if (cached && this.fresh(cached, now)) {
+      this.stats.hits++;
+      return cached.page;
+    }
+    const running = this.inflight.get(key);
+    if (running) {
+      const entry = await running;
+      if (this.fresh(entry, now)) {
+        this.stats.hits++;
+        return entry.page;
+      }
+    }
+    this.stats.misses++;
+    const computation = compute().then((page): Entry => ({ page, basis: now, tipSorted }));
+    this.inflight.set(key, computation);
+    try {
+      const entry = await computation;
+      this.entries.set(key, entry);
+      return entry.page;
+    } finally {
+      if (this.inflight.get(key) === computation) this.inflight.delete(key);
+    }
+  }
+
+  private basis(at: number): Basis {
+    return { counters: changeCounters(), external: this.database.externalChanges?.() ?? 0, at };
+  }
+
+  /** Whether `entry` still answers a search made at `now`. */
+  private fresh(entry: Entry, now: Basis): boolean {
+    const { basis } = entry;
+    return (
+      basis.counters.things === now.counters.things &&
+      (!entry.tipSorted || basis.counters.tips === now.counters.tips) &&
+      basis.external === now.external &&
+      now.at >= basis.at &&
+      now.at - basis.at < this.options.maxAgeSeconds
+    );
+  }
+}
+
+/**
+ * The cache key of a search: every criterion but `now`, with the order-free lists sorted. Words
+ * are kept as given: two keys are equal only when the searches are.
+ */
+export function cacheKey(c: SearchCriteria): string {
+  return JSON.stringify([
+    c.words ?? null,
+    c.urlKey ?? null,
+    c.tags ?? null,
+    c.languages ? [...c.languages].sort() : null,
+    c.categories ? [...c.categories].sort() : null,
+    c.ownerUserId ?? null,
+    c.viewerUserId ?? null,
+    c.sort,
+    c.page,
+    c.count,
+  ]);
+}

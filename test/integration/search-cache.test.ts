@@ -1,0 +1,192 @@
+/**
+ * The search result cache (src/domain/search-cache.ts, docs/adr/0015) through GET /things/search,
+ * on every engine: a repeated search is answered from the cache, and every write this process
+ * acknowledges — a new, changed, hidden, deleted or handed-over thing, a tip — shows in the very
+ * next search; a transaction still open while a search runs cannot leave that search's result
+ * behind; a write made outside this process (another instance, another process) shows once
+ * SEARCH_CACHE_SECONDS have passed, and on SQLite at once.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES } from '../helpers/db.ts';
+import { API, bearer, buildTestApp, fixedClock, json, type TestApp } from '../helpers/app.ts';
+import { buildThing, buildUser, uniqueName, type TestUser } from '../helpers/factories.ts';
+import { openDatabase } from '../../src/db/connect.ts';
+import { inTransaction } from '../../src/db/transaction.ts';
+import { insertThing } from '../../src/db/repositories/things.ts';
+import { urlKey, parseHttpUrl } from '../../src/domain/urls.ts';
+
+const NOW = Date.UTC(2026, 5, 10, 12) / 1000;
+const MAX_AGE = 30;
+
+describe.each(ENGINES)('search result cache on %s', (engine) => {
+  let t: TestApp;
+  let owner: TestUser;
+  let tipper: TestUser;
+  const clock = fixedClock(NOW);
+
+  beforeAll(async () => {
+    t = await buildTestApp(engine, { clock, env: { SEARCH_CACHE_SECONDS: String(MAX_AGE) } });
+    owner = await buildUser(t.services);
+    tipper = await buildUser(t.services);
+  });
+  afterAll(async () => t.close());
+
+  const search = async (query: string, headers: Record<string, string> = {}) => {
+    const res = await t.app.inject({ url: `${API}/things/search?${query}`, headers });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = json<{ total_items: number; things: { id: number; tips: number }[] }>(res);
+    return { total: body.total_items, ids: body.things.map((x) => x.id), things: body.things };
+  };
+  /** The cache's hit and miss counts, from GET /metrics. */
+  const cacheCounts = async () => {
+    const text = (await t.app.inject({ url: '/metrics' })).body;
+    const value = (result: string) => Number(new RegExp(`tipjar_search_cache_requests_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
+    return { hits: value('hit'), misses: value('miss') };
+  };
+  /** A word no other test uses, so each test has searches of its own. */
+  const freshWord = () => uniqueName('zq').replace(/[^a-z0-9]/g, '');
+  /** A thing written straight into the database, as another instance or process would. */
+  const insertBehindTheCache = async (executor: typeof t.db.database.db, title: string) => {
+    const url = `https://example.org/${uniqueName('behind')}`;
+    await executor
+      .insertInto('things')
+      .values({ url, url_key: urlKey(parseHttpUrl(url)!), title, category: 'other', language: 'en', owner_user_id: owner.user.id, created_at: clock.now() })
+      .execute();
+  };
+
+  it('a repeated search is answered from the cache: the counts show one miss, then hits', async () => {
+    const word = freshWord();
+    const a = await buildThing(t.services, owner, { title: `${word} one` });
+    const before = await cacheCounts();
+    expect((await search(`query=${word}`)).ids).toEqual([a]);
+    expect((await search(`query=${word}`)).ids).toEqual([a]);
+    expect((await search(`query=${word}`)).ids).toEqual([a]);
+    const after = await cacheCounts();
+    expect(after.misses - before.misses).toBe(1);
+    expect(after.hits - before.hits).toBe(2);
+  });
+
+  it('a write behind the cache stays unseen until SEARCH_CACHE_SECONDS have passed (SQLite: seen at once, another connection wrote)', async () => {
+    const word = freshWord();
+    const a = await buildThing(t.services, owner, { title: `${word} first` });
+    expect((await search(`query=${word}`)).total).toBe(1);
+    // A second connection to the same database: another process on SQLite, another instance on PostgreSQL.
+    const other = await openDatabase(t.db.url);
+    try {
+      await insertBehindTheCache(other.db, `${word} second`);
+    } finally {
+      await other.close();
+    }
+    const next = await search(`query=${word}`);
+    if (engine === 'sqlite') {
+      expect(next.total).toBe(2);
+    } else {
+      expect(next).toMatchObject({ total: 1, ids: [a] });
+      clock.advance(MAX_AGE - 1);
+      expect((await search(`query=${word}`)).total).toBe(1);
+      clock.advance(1);
+      expect((await search(`query=${word}`)).total).toBe(2);
+    }
+  });
+
+  it('things created, changed, hidden and deleted through the API show in the next search', async () => {
+    const word = freshWord();
+    const a = await buildThing(t.services, owner, { title: `${word} alpha` });
+    expect((await search(`query=${word}`)).ids).toEqual([a]);
+
+    const created = await t.app.inject({
+      method: 'POST',
+      url: `${API}/things`,
+      headers: bearer(owner.token),
+      payload: { url: `https://example.com/${uniqueName('new')}`, title: `${word} beta` },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const b = json<{ id: number }>(created).id;
+    expect((await search(`query=${word}`)).ids).toEqual([b, a]);
+
+    const other = freshWord();
+    expect((await search(`query=${other}`)).ids).toEqual([]);
+    const patched = await t.app.inject({ method: 'PATCH', url: `${API}/things/${a}`, headers: bearer(owner.token), payload: { title: `${other} renamed` } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect((await search(`query=${other}`)).ids).toEqual([a]);
+    expect((await search(`query=${word}`)).ids).toEqual([b]);
+
+    const hidden = await t.app.inject({ method: 'PATCH', url: `${API}/things/${b}`, headers: bearer(owner.token), payload: { hidden: true } });
+    expect(hidden.statusCode, hidden.body).toBe(200);
+    expect((await search(`query=${word}`)).ids).toEqual([]);
+    // …but still for its owner, whose searches have their own entries.
+    expect((await search(`query=${word}`, bearer(owner.token))).ids).toEqual([b]);
+
+    const deleted = await t.app.inject({ method: 'DELETE', url: `${API}/things/${a}`, headers: bearer(owner.token) });
+    expect(deleted.statusCode, deleted.body).toBe(204);
+    expect((await search(`query=${other}`)).ids).toEqual([]);
+  });
+
+  it('a tip reorders the tip sorts in the next search', async () => {
+    const word = freshWord();
+    const a = await buildThing(t.services, owner, { title: `${word} older` });
+    const b = await buildThing(t.services, owner, { title: `${word} newer` });
+    for (const sort of ['tips', 'tips_day', 'trend']) expect((await search(`query=${word}&sort=${sort}`)).ids).toEqual([b, a]);
+    expect((await search(`sort=tips&count=1`)).ids).not.toEqual([a]);
+    const res = await t.app.inject({ method: 'POST', url: `${API}/things/${a}/tip`, headers: bearer(tipper.token) });
+    expect(res.statusCode, res.body).toBe(200);
+    for (const sort of ['tips', 'tips_day', 'trend']) expect((await search(`query=${word}&sort=${sort}`)).ids).toEqual([a, b]);
+    // The things of a cached page are read fresh: their counters are never those of the cache.
+    const again = await search(`query=${word}`);
+    expect(again.things.find((x) => x.id === a)?.tips).toBe(1);
+  });
+
+  it('the tip-sort windows move with the clock: a tip leaves tips_day once a day has passed', async () => {
+    const word = freshWord();
+    const a = await buildThing(t.services, owner, { title: `${word} tipped` });
+    const b = await buildThing(t.services, owner, { title: `${word} later` });
+    const res = await t.app.inject({ method: 'POST', url: `${API}/things/${a}/tip`, headers: bearer(tipper.token) });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await search(`query=${word}&sort=tips_day`)).ids).toEqual([a, b]);
+    clock.advance(86400 + 1);
+    expect((await search(`query=${word}&sort=tips_day`)).ids).toEqual([b, a]);
+  });
+
+  it('a search run while a transaction writing a match is still open is not served once that transaction committed', async () => {
+    const word = freshWord();
+    const a = await buildThing(t.services, owner, { title: `${word} settled` });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let inserted!: () => void;
+    const wrote = new Promise<void>((resolve) => (inserted = resolve));
+    const url = `https://example.com/${uniqueName('open')}`;
+    const writer = inTransaction(t.db.database, async (trx) => {
+      const id = await insertThing(trx, { url, urlKey: urlKey(parseHttpUrl(url)!), title: `${word} pending`, description: '', category: 'other', language: 'en', tags: [], hidden: false }, { userId: owner.user.id }, clock.now());
+      inserted();
+      await gate;
+      return id;
+    });
+    await wrote;
+    // PostgreSQL: the search runs now, beside the open transaction, and cannot see its row.
+    // SQLite: the one connection is busy until the transaction ends, so the search runs after it.
+    const during = search(`query=${word}`);
+    if (engine === 'postgres') expect((await during).ids).toEqual([a]);
+    release();
+    const b = await writer;
+    await during;
+    expect((await search(`query=${word}`)).ids).toEqual([b, a]);
+  });
+
+  it('SEARCH_CACHE_SECONDS=0 turns the cache off: no cache counts, every search sees the database', async () => {
+    const off = await buildTestApp(engine, { clock, env: { SEARCH_CACHE_SECONDS: '0' } });
+    try {
+      const user = await buildUser(off.services);
+      const word = freshWord();
+      await buildThing(off.services, user, { title: `${word} one` });
+      const first = await off.app.inject({ url: `${API}/things/search?query=${word}` });
+      expect(json(first).total_items).toBe(1);
+      await sql`update things set title = ${'renamed'} where title = ${`${word} one`}`.execute(off.db.database.db);
+      const second = await off.app.inject({ url: `${API}/things/search?query=${word}` });
+      expect(json(second).total_items).toBe(0);
+      expect((await off.app.inject({ url: '/metrics' })).body).not.toContain('tipjar_search_cache_requests_total');
+    } finally {
+      await off.close();
+    }
+  });
+});
