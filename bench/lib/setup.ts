@@ -27,7 +27,7 @@ export interface BenchData {
   userIds: number[];
   /** tokens[i] is a live `tip` token of userIds[i] */
   tokens: string[];
-  /** words taken from the catalogue's package names, for the search scenario */
+  /** words of the catalogue's package names, spread over the whole catalogue: the search scenario's long tail */
   queryWords: string[];
 }
 
@@ -88,26 +88,34 @@ export async function resetDatabase(url: string): Promise<void> {
   log(`dropped schema ${schema}`);
 }
 
-/** Data rows of the catalogue (header excluded) and a few hundred words from its first names. */
+/** How many words of the catalogue's package names the search scenario's long tail draws from. */
+const TAIL_WORDS = 5000;
+
+/**
+ * Data rows of the catalogue (header excluded) and up to TAIL_WORDS distinct words (3+ letters) of
+ * its package names, taken evenly over the whole file: the long tail of searches people type.
+ */
 function readCatalogue(path: string): { rows: number; words: string[] } {
   const text = readFileSync(path, 'utf8');
   let rows = 0;
-  const words = new Set<string>();
+  const all = new Set<string>();
   let start = 0;
-  for (let i = 0; i < 1_000_000 && start < text.length; i++) {
+  while (start < text.length) {
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
     const line = text.slice(start, end);
     start = end + 1;
-    if (i === 0 && line.startsWith('name\t')) continue;
+    if (rows === 0 && line.startsWith('name\t')) continue;
     if (line.trim() === '') continue;
     rows++;
-    if (words.size < 400) {
-      const name = line.slice(0, line.indexOf('\t')).replace(/^@[^/]+\//, '');
-      for (const w of name.split(/[-_.]+/)) if (/^[a-z]{3,}$/.test(w)) words.add(w);
-    }
+    const name = line.slice(0, line.indexOf('\t')).replace(/^@[^/]+\//, '');
+    for (const w of name.split(/[-_.]+/)) if (/^[a-z]{3,}$/.test(w)) all.add(w);
   }
-  return { rows, words: [...words] };
+  const vocabulary = [...all];
+  const step = Math.max(1, vocabulary.length / TAIL_WORDS);
+  const words: string[] = [];
+  for (let i = 0; i < vocabulary.length && words.length < TAIL_WORDS; i += step) words.push(vocabulary[Math.floor(i)]!);
+  return { rows, words };
 }
 
 /**
