@@ -111,10 +111,11 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     const db = new Kysely<DB>({
       dialect: new SqliteDialect({ database: cachingSqlite(raw) as unknown as BetterSqlite3.Database }),
     });
+    const dataVersion = raw.prepare('pragma data_version').pluck();
     return {
       db,
       engine: 'sqlite',
-      externalChanges: () => raw.pragma('data_version', { simple: true }) as number,
+      externalChanges: () => dataVersion.get() as number,
       close: () => {
         clearInterval(timer);
         return db.destroy();

@@ -10,9 +10,9 @@
  *   insert, update, delete and hand-over of a thing, and settles again at commit/rollback);
  * - for the tip sorts (`tips`, `tips_month|week|day`, `trend`), no tip was written by this process;
  * - on SQLite, no other process committed to the database (`Database.externalChanges`);
- * - it is younger than `maxAgeSeconds` by the service clock: this bounds how long a write made by
- *   another instance on a shared PostgreSQL can go unseen, and how far the windows of the tip
- *   sorts can have moved.
+ * - where a change cannot be seen, it is younger than `maxAgeSeconds` by the service clock: on
+ *   PostgreSQL, where other instances write unseen, every entry; on SQLite, where every change is
+ *   seen, only the tip sorts, whose windows move with the clock.
  * A write acknowledged by this process is therefore in every later search it answers.
  * Concurrent identical searches share one computation, unless something changed since it began.
  */
@@ -105,13 +105,9 @@ export class SearchCache {
   /** Whether `entry` still answers a search made at `now`. */
   private fresh(entry: Entry, now: Basis): boolean {
     const { basis } = entry;
-    return (
-      basis.counters.things === now.counters.things &&
-      (!entry.tipSorted || basis.counters.tips === now.counters.tips) &&
-      basis.external === now.external &&
-      now.at >= basis.at &&
-      now.at - basis.at < this.options.maxAgeSeconds
-    );
+    if (basis.counters.things !== now.counters.things || basis.external !== now.external) return false;
+    if (!entry.tipSorted && this.database.externalChanges) return true;
+    return (!entry.tipSorted || basis.counters.tips === now.counters.tips) && now.at >= basis.at && now.at - basis.at < this.options.maxAgeSeconds;
   }
 }
 

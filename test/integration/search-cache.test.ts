@@ -3,8 +3,8 @@
  * on every engine: a repeated search is answered from the cache, and every write this process
  * acknowledges — a new, changed, hidden, deleted or handed-over thing, a tip — shows in the very
  * next search; a transaction still open while a search runs cannot leave that search's result
- * behind; a write made outside this process (another instance, another process) shows once
- * SEARCH_CACHE_SECONDS have passed, and on SQLite at once.
+ * behind; a write made outside this process shows on SQLite at once (another process), on
+ * PostgreSQL (another instance) once SEARCH_CACHE_SECONDS have passed.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +88,21 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
       clock.advance(1);
       expect((await search(`query=${word}`)).total).toBe(2);
     }
+  });
+
+  it('past SEARCH_CACHE_SECONDS the tip sorts are recomputed; other sorts too on PostgreSQL, not on SQLite (which sees every change)', async () => {
+    const word = freshWord();
+    await buildThing(t.services, owner, { title: `${word} aging` });
+    await search(`query=${word}`);
+    await search(`query=${word}&sort=tips_week`);
+    clock.advance(MAX_AGE);
+    const before = await cacheCounts();
+    await search(`query=${word}`);
+    const afterRelevance = await cacheCounts();
+    await search(`query=${word}&sort=tips_week`);
+    const afterTips = await cacheCounts();
+    expect(afterRelevance.hits - before.hits).toBe(engine === 'sqlite' ? 1 : 0);
+    expect(afterTips.misses - afterRelevance.misses).toBe(1);
   });
 
   it('things created, changed, hidden and deleted through the API show in the next search', async () => {
