@@ -7,7 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from 'kysely';
+import { createSqliteReader } from './reader.ts';
 import type { DB } from './schema.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -24,6 +25,13 @@ export interface Database {
    * counts those).
    */
   externalChanges?(): number;
+  /**
+   * SQLite file databases only: runs a read-only query on a worker thread with its own connection
+   * (db/reader.ts), seeing the database as last committed, and resolves to its rows. For long
+   * reads (search), so they do not stop the event loop. Undefined on PostgreSQL (queries there
+   * never block the event loop) and on `sqlite::memory:`.
+   */
+  offThread?<R>(query: CompiledQuery<R>): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -112,13 +120,16 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       dialect: new SqliteDialect({ database: cachingSqlite(raw) as unknown as BetterSqlite3.Database }),
     });
     const dataVersion = raw.prepare('pragma data_version').pluck();
+    const reader = path === ':memory:' ? undefined : createSqliteReader(path);
     return {
       db,
       engine: 'sqlite',
       externalChanges: () => dataVersion.get() as number,
-      close: () => {
+      ...(reader ? { offThread: <R>(query: CompiledQuery<R>) => reader.all(query) } : {}),
+      close: async () => {
         clearInterval(timer);
-        return db.destroy();
+        await reader?.close();
+        await db.destroy();
       },
     };
   }

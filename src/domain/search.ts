@@ -122,7 +122,7 @@ export async function searchThings(s: Services, params: SearchParameters, page: 
     criteria.ownerUserId = user.id;
   }
 
-  const run = () => searchThingIds(s.database.db, s.database.engine, criteria);
+  const run = () => searchThingIds(s.database, criteria);
   const result = s.searchCache ? await s.searchCache.page(criteria, run) : await run();
   // The things are read fresh: their counters change with every tip, the ids only with the ranking.
   const found = new Map((await findThingsByIds(s.database.db, result.ids)).map((t) => [t.id, t]));

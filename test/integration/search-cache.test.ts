@@ -179,7 +179,8 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     });
     await wrote;
     // PostgreSQL: the search runs now, beside the open transaction, and cannot see its row.
-    // SQLite: the one connection is busy until the transaction ends, so the search runs after it.
+    // SQLite: the search ranks on the read thread now, without the row, but reads its page's
+    // things on the server's connection, which is busy until the transaction ends.
     const during = search(`query=${word}`);
     if (engine === 'postgres') expect((await during).ids).toEqual([a]);
     release();

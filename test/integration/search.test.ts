@@ -352,6 +352,10 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
     it('a page past the end of a word search still counts total_items', async () => {
       expect(await found('?query=parser&page=3&count=1')).toEqual({ total_items: 2, items: 0, page: 3, things: [] });
       expect(await ids('?query=parser&page=2&count=1')).toEqual([id.C]);
+      // a partial page tells the total; a full one needs the count
+      expect(await found('?query=parser&count=5')).toMatchObject({ total_items: 2, items: 2 });
+      expect(await found('?query=parser&count=2')).toMatchObject({ total_items: 2, items: 2 });
+      expect(await found('?query=parser&sort=tips_day&count=1&page=2')).toMatchObject({ total_items: 2, items: 1 });
       expect(await found('?query=parser&sort=trend&page=9')).toEqual({ total_items: 2, items: 0, page: 9, things: [] });
     });
 

@@ -5,8 +5,7 @@
  * hidden things match only for their owner (`viewerUserId`).
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { Engine } from '../connect.ts';
-import type { Executor } from '../transaction.ts';
+import type { Database, Engine } from '../connect.ts';
 import type { PageRequest } from '../../domain/records.ts';
 import type { TagExpression } from '../../domain/tag-expression.ts';
 
@@ -191,14 +190,23 @@ function matchScore(engine: Engine, c: SearchCriteria, thingId: RawBuilder<unkno
   return undefined;
 }
 
-async function ids(ex: Executor, query: RawBuilder<unknown>): Promise<number[]> {
-  const r = await sql<{ id: number | string }>`${query}`.execute(ex);
-  return r.rows.map((row) => Number(row.id));
+/** Runs a read and resolves to its rows: on SQLite's read thread when there is one (Database.offThread). */
+type Read = <R>(query: RawBuilder<R>) => Promise<R[]>;
+
+function reader(database: Database): Read {
+  const { db, offThread } = database;
+  if (offThread) return (query) => offThread(query.compile(db));
+  return async (query) => (await query.execute(db)).rows;
 }
 
-async function count(ex: Executor, query: RawBuilder<unknown>): Promise<number> {
-  const r = await sql<{ n: number | string }>`select count(*) as n from (${query}) as counted`.execute(ex);
-  return Number(r.rows[0]?.n ?? 0);
+async function ids(read: Read, query: RawBuilder<unknown>): Promise<number[]> {
+  const rows = await read(sql<{ id: number | string }>`${query}`);
+  return rows.map((row) => Number(row.id));
+}
+
+async function count(read: Read, query: RawBuilder<unknown>): Promise<number> {
+  const rows = await read(sql<{ n: number | string }>`select count(*) as n from (${query}) as counted`);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /**
@@ -211,36 +219,43 @@ async function count(ex: Executor, query: RawBuilder<unknown>): Promise<number> 
  * registered first, by id). A tip sort is two index-friendly queries: the scored things (few)
  * in score order, then the others newest first. On PostgreSQL a word search reads its matches
  * once (see postgresWordSearch).
- * @param engine the dialect of `ex` (the full-text SQL differs).
+ * On SQLite the queries run on the read thread (Database.offThread), beside the event loop.
  */
-export async function searchThingIds(ex: Executor, engine: Engine, c: SearchCriteria): Promise<SearchPage> {
+export async function searchThingIds(database: Database, c: SearchCriteria): Promise<SearchPage> {
   if (c.words !== undefined && c.words.length === 0) return { total: 0, ids: [] };
+  const { engine } = database;
+  const read = reader(database);
   const m = matches(engine, c, c.words, c.sort === 'relevance' && c.words !== undefined);
   const offset = (c.page - 1) * c.count;
-  if (engine === 'postgres' && c.words) return postgresWordSearch(ex, engine, c, m, offset);
-  const total = await count(ex, m);
-  if (total <= offset) return { total, ids: [] };
-
-  let pageIds: number[];
-  const scored = scores(engine, c);
+  if (engine === 'postgres' && c.words) return postgresWordSearch(read, engine, c, m, offset);
   const perMatch = c.words ? matchScore(engine, c, sql`m.id`) : undefined;
-  if (perMatch) {
-    // A word search has few matches next to the tips of a window: score each match through the
-    // tips(thing_id, created_at) index instead of aggregating every tip of the window.
-    pageIds = await ids(ex, sql`select m.id as id from (${m}) as m order by ${perMatch} desc, m.id desc limit ${c.count} offset ${offset}`);
-  } else if (scored) {
-    // The scored things (few) drive; the matches are one set to probe (not a join per match).
-    const scoredMatches = sql`select s.thing_id as id, s.score as score from (${scored}) as s where s.thing_id in (select m.id from (${m}) as m)`;
-    const scoredTotal = await count(ex, scoredMatches);
-    pageIds = offset < scoredTotal ? await ids(ex, sql`${scoredMatches} order by s.score desc, s.thing_id desc limit ${c.count} offset ${offset}`) : [];
-    if (pageIds.length < c.count) {
-      const rest = sql`select m.id as id from (${m}) as m where m.id not in (select thing_id from (${scored}) as s)`;
-      pageIds.push(...(await ids(ex, sql`${rest} order by m.id desc limit ${c.count - pageIds.length} offset ${Math.max(0, offset - scoredTotal)}`)));
-    }
-  } else if (c.words && c.sort === 'relevance') {
-    pageIds = await ids(ex, sql`select m.id as id from (${m}) as m order by m.rank, m.id desc limit ${c.count} offset ${offset}`);
-  } else {
-    pageIds = await ids(ex, sql`select m.id as id from (${m}) as m order by m.id desc limit ${c.count} offset ${offset}`);
+  const scored = perMatch ? undefined : scores(engine, c);
+  if (scored) return scoredSearch(read, c, m, scored, offset);
+
+  // A word search with a tip sort scores each match through the tips(thing_id, created_at) index:
+  // the matches are few next to the tips of a window.
+  const order = perMatch ? sql`${perMatch} desc, m.id desc` : c.words && c.sort === 'relevance' ? sql`m.rank, m.id desc` : sql`m.id desc`;
+  const pageIds = await ids(read, sql`select m.id as id from (${m}) as m order by ${order} limit ${c.count} offset ${offset}`);
+  // A page neither empty nor full is the last one, so it tells the total: most searches (a
+  // narrow word) need no second pass over their matches.
+  const last = pageIds.length < c.count && (pageIds.length > 0 || offset === 0);
+  const total = last ? offset + pageIds.length : await count(read, m);
+  return { total, ids: pageIds };
+}
+
+/**
+ * A tip sort without words: the scored things (few) drive, the matches are one set to probe (not
+ * a join per match); then the unscored matches, newest first.
+ */
+async function scoredSearch(read: Read, c: SearchCriteria, m: RawBuilder<unknown>, scored: RawBuilder<unknown>, offset: number): Promise<SearchPage> {
+  const total = await count(read, m);
+  if (total <= offset) return { total, ids: [] };
+  const scoredMatches = sql`select s.thing_id as id, s.score as score from (${scored}) as s where s.thing_id in (select m.id from (${m}) as m)`;
+  const scoredTotal = await count(read, scoredMatches);
+  const pageIds = offset < scoredTotal ? await ids(read, sql`${scoredMatches} order by s.score desc, s.thing_id desc limit ${c.count} offset ${offset}`) : [];
+  if (pageIds.length < c.count) {
+    const rest = sql`select m.id as id from (${m}) as m where m.id not in (select thing_id from (${scored}) as s)`;
+    pageIds.push(...(await ids(read, sql`${rest} order by m.id desc limit ${c.count - pageIds.length} offset ${Math.max(0, offset - scoredTotal)}`)));
   }
   return { total, ids: pageIds };
 }
@@ -250,14 +265,14 @@ export async function searchThingIds(ex: Executor, engine: Engine, c: SearchCrit
  * — count, score and page in one query (`count(*) over ()`); the matches of a word search are
  * few enough to order whole. A second query counts only when the page is past the end.
  */
-async function postgresWordSearch(ex: Executor, engine: Engine, c: SearchCriteria, m: RawBuilder<unknown>, offset: number): Promise<SearchPage> {
+async function postgresWordSearch(read: Read, engine: Engine, c: SearchCriteria, m: RawBuilder<unknown>, offset: number): Promise<SearchPage> {
   const perMatch = matchScore(engine, c, sql`m.id`);
   const query = perMatch
     ? sql`select m.id as id, count(*) over () as total from (${m}) as m order by ${perMatch} desc, m.id desc limit ${c.count} offset ${offset}`
     : c.sort === 'relevance'
       ? sql`select m.id as id, count(*) over () as total from (${m}) as m order by m.rank, m.id desc limit ${c.count} offset ${offset}`
       : sql`select m.id as id, count(*) over () as total from (${m}) as m order by m.id desc limit ${c.count} offset ${offset}`;
-  const r = await sql<{ id: number | string; total: number | string }>`${query}`.execute(ex);
-  if (r.rows.length === 0) return { total: offset === 0 ? 0 : await count(ex, m), ids: [] };
-  return { total: Number(r.rows[0]!.total), ids: r.rows.map((row) => Number(row.id)) };
+  const rows = await read(sql<{ id: number | string; total: number | string }>`${query}`);
+  if (rows.length === 0) return { total: offset === 0 ? 0 : await count(read, m), ids: [] };
+  return { total: Number(rows[0]!.total), ids: rows.map((row) => Number(row.id)) };
 }
