@@ -13,7 +13,11 @@ import { startDispatcher } from './webhooks/dispatcher.ts';
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
-  const database = await openDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, poolSize: config.databasePoolSize });
+  const database = await openDatabase(config.databaseUrl, {
+    sqliteSynchronous: config.sqliteSynchronous,
+    sqliteCacheMb: config.sqliteCacheMb,
+    poolSize: config.databasePoolSize,
+  });
   await migrateToLatest(database);
   return database;
 }

@@ -26,6 +26,12 @@ export const SettingsSchema = Type.Object({
     default: 'NORMAL',
     description: 'SQLite WAL sync mode: NORMAL survives a process crash, FULL also survives power loss',
   }),
+  SQLITE_CACHE_MB: Type.Integer({
+    minimum: 2,
+    maximum: 4096,
+    default: 32,
+    description: "SQLite page cache of each connection (the server's and its search read thread), in MiB",
+  }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process' }),
   REDIS_URL: Type.Optional(Type.String({ description: 'redis://host:port/db: rate-limit counters shared by every instance (default: in memory, one process)' })),
   RATE_LIMIT_ANONYMOUS: Type.Integer({ minimum: 1, default: 1000, description: 'requests per hour without a token, per client IP' }),
@@ -84,6 +90,8 @@ export interface Config {
   authUrl: string;
   logLevel: string;
   sqliteSynchronous: 'NORMAL' | 'FULL';
+  /** MiB of SQLite page cache per connection */
+  sqliteCacheMb: number;
   databasePoolSize: number;
   /** Redis for shared rate-limit counters; undefined counts in memory */
   redisUrl: string | undefined;
@@ -177,6 +185,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     authUrl,
     logLevel: s.LOG_LEVEL,
     sqliteSynchronous: s.SQLITE_SYNCHRONOUS,
+    sqliteCacheMb: s.SQLITE_CACHE_MB,
     databasePoolSize: s.DATABASE_POOL_SIZE,
     redisUrl: s.REDIS_URL,
     rateLimitAnonymous: s.RATE_LIMIT_ANONYMOUS,

@@ -37,6 +37,8 @@ export interface Database {
 
 export interface OpenOptions {
   sqliteSynchronous?: 'NORMAL' | 'FULL';
+  /** SQLite page cache per connection (the main one and the read thread's), MiB; default SQLite's 2 MiB */
+  sqliteCacheMb?: number;
   poolSize?: number;
   /**
    * SQLite: milliseconds between runs of `PRAGMA optimize` (planner statistics refresh) while the
@@ -113,6 +115,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     raw.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 10000');
+    if (options.sqliteCacheMb) raw.pragma(`cache_size = ${-Math.round(options.sqliteCacheMb * 1024)}`);
     optimizeSqlite(raw);
     const interval = options.sqliteOptimizeIntervalMs ?? 3_600_000;
     const timer = interval > 0 ? setInterval(() => optimizeSqlite(raw), interval).unref() : undefined;
@@ -120,7 +123,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       dialect: new SqliteDialect({ database: cachingSqlite(raw) as unknown as BetterSqlite3.Database }),
     });
     const dataVersion = raw.prepare('pragma data_version').pluck();
-    const reader = path === ':memory:' ? undefined : createSqliteReader(path);
+    const reader = path === ':memory:' ? undefined : createSqliteReader(path, { cacheMb: options.sqliteCacheMb });
     return {
       db,
       engine: 'sqlite',

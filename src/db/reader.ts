@@ -25,8 +25,11 @@ interface Pending {
   reject(err: Error): void;
 }
 
-/** Starts the thread lazily, on the first query, for the SQLite file at `path`. */
-export function createSqliteReader(path: string): SqliteReader {
+/**
+ * Starts the thread lazily, on the first query, for the SQLite file at `path`.
+ * @param options.cacheMb the thread connection's page cache, MiB (default SQLite's 2 MiB)
+ */
+export function createSqliteReader(path: string, options: { cacheMb?: number } = {}): SqliteReader {
   let worker: Worker | undefined;
   let nextId = 1;
   const pending = new Map<number, Pending>();
@@ -37,7 +40,7 @@ export function createSqliteReader(path: string): SqliteReader {
   };
 
   const start = (): Worker => {
-    const w = new Worker(new URL('./read-worker.mjs', import.meta.url), { workerData: { path } });
+    const w = new Worker(new URL('./read-worker.mjs', import.meta.url), { workerData: { path, cacheMb: options.cacheMb } });
     w.unref();
     w.on('message', (m: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
       const p = pending.get(m.id);
