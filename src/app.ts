@@ -25,7 +25,6 @@ import { createRateLimiter } from './ratelimit/limiter.ts';
 import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { SearchCache } from './domain/search-cache.ts';
-import { ThingCache } from './db/thing-cache.ts';
 
 export interface AppDeps {
   config: Config;
@@ -59,8 +58,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Search results kept while nothing they depend on changed (src/domain/search-cache.ts).
     searchCache:
       config.searchCacheSeconds > 0 ? new SearchCache(database, { maxAgeSeconds: config.searchCacheSeconds, maxEntries: config.searchCacheEntries }) : undefined,
-    // Thing records for reads, where every change can be seen (SQLite; src/db/thing-cache.ts).
-    thingCache: database.externalChanges && config.thingCacheEntries > 0 ? new ThingCache(database, config.thingCacheEntries) : undefined,
   };
   // In memory, or in Redis when REDIS_URL is set (fails here when Redis cannot be reached).
   const rateLimiter = await createRateLimiter({
@@ -71,7 +68,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: services.clock,
     log: app.log,
   });
-  app.addHook('onClose', async () => services.thingCache?.close());
   const ctx: RouteContext = { services, urls: { api: `${config.publicUrl}${API_PREFIX}`, site: config.siteUrl }, publicUrl: config.publicUrl };
 
   // Unknown pages outside the API: the website's HTML 404 for browsers, the error shape otherwise.

@@ -70,12 +70,6 @@ export const SettingsSchema = Type.Object({
       'how long a search result may be served from the cache, in seconds (0: off); writes made by this process show at once, those of other instances on a shared PostgreSQL within this time',
   }),
   SEARCH_CACHE_ENTRIES: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'most search results the cache keeps (least recently used go first)' }),
-  THING_CACHE_ENTRIES: Type.Integer({
-    minimum: 0,
-    maximum: 1_000_000,
-    default: 10_000,
-    description: 'SQLite only: most thing records kept in memory for reads (0: off); every change is seen, so they are never stale',
-  }),
   TRUST_PROXY: Type.String({
     minLength: 1,
     default: 'false',
@@ -124,8 +118,6 @@ export interface Config {
   /** seconds a search result may be served from the cache (0: off), and most entries kept */
   searchCacheSeconds: number;
   searchCacheEntries: number;
-  /** thing records kept for reads on SQLite (0: off) */
-  thingCacheEntries: number;
 }
 
 export class ConfigError extends Error {
@@ -210,7 +202,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     discoveryAllowPrivate: s.DISCOVERY_ALLOW_PRIVATE === 'on',
     searchCacheSeconds: s.SEARCH_CACHE_SECONDS,
     searchCacheEntries: s.SEARCH_CACHE_ENTRIES,
-    thingCacheEntries: s.THING_CACHE_ENTRIES,
   };
 }
 

@@ -125,8 +125,7 @@ export async function searchThings(s: Services, params: SearchParameters, page: 
   const run = () => searchThingIds(s.database, criteria);
   const result = s.searchCache ? await s.searchCache.page(criteria, run) : await run();
   // The things are read fresh: their counters change with every tip, the ids only with the ranking.
-  const read = s.thingCache ? await s.thingCache.findByIds(result.ids) : await findThingsByIds(s.database.db, result.ids);
-  const found = new Map(read.map((t) => [t.id, t]));
+  const found = new Map((await findThingsByIds(s.database.db, result.ids)).map((t) => [t.id, t]));
   // A cached page may predate a change made by another instance (SEARCH_CACHE_SECONDS): a thing
   // hidden since then is still left out, unless it is the viewer's own.
   const shown = (t: ThingRecord) => !t.hidden || (t.owner.kind === 'user' && t.owner.userId === viewer?.userId);

@@ -3,7 +3,6 @@ import type { Database } from '../db/connect.ts';
 import type { Clock } from './clock.ts';
 import type { Discovery } from '../discovery/index.ts';
 import type { SearchCache } from './search-cache.ts';
-import type { ThingCache } from '../db/thing-cache.ts';
 
 export interface Services {
   database: Database;
@@ -14,6 +13,4 @@ export interface Services {
   discovery?: Discovery;
   /** Keeps search results while nothing they depend on changed (SEARCH_CACHE_SECONDS); absent: every search runs. */
   searchCache?: SearchCache;
-  /** Thing records for reads outside transactions (SQLite only, THING_CACHE_ENTRIES); absent: read the database. */
-  thingCache?: ThingCache;
 }

@@ -49,7 +49,7 @@ export async function viewerState(s: Services, principal: Principal | undefined,
 
 /** `GET /things/:id`. Hidden things are returned too: the id is the capability. @throws NotFoundError */
 export async function getThing(s: Services, id: number): Promise<ThingRecord> {
-  const t = !(Number.isSafeInteger(id) && id > 0) ? undefined : s.thingCache ? await s.thingCache.findById(id) : await findThingById(s.database.db, id);
+  const t = Number.isSafeInteger(id) && id > 0 ? await findThingById(s.database.db, id) : undefined;
   if (!t) throw new NotFoundError('Thing not found', 'things');
   return t;
 }
@@ -62,7 +62,7 @@ export async function getThings(s: Services, ids: number[]): Promise<ThingRecord
   const unique = [...new Set(ids)];
   if (unique.length > MAX_MULTI_GET) throw new InvalidParametersError(`At most ${MAX_MULTI_GET} ids`, 'things');
   if (unique.some((id) => !Number.isSafeInteger(id) || id <= 0)) throw new NotFoundError('Thing(s) could not be found', 'things');
-  const found = s.thingCache ? await s.thingCache.findByIds(unique) : await findThingsByIds(s.database.db, unique);
+  const found = await findThingsByIds(s.database.db, unique);
   const byId = new Map(found.map((t) => [t.id, t]));
   if (byId.size !== unique.length) throw new NotFoundError('Thing(s) could not be found', 'things');
   return unique.map((id) => byId.get(id)!);
