@@ -72,6 +72,15 @@ const pgTypes = {
 };
 
 /**
+ * A query whose SQL starts with this comment is run in better-sqlite3's raw mode on SQLite: its
+ * rows are arrays of the selected values, in select order, not objects. Building an object per row
+ * costs better-sqlite3 more than reading the row (≈ 90 µs of ≈ 200 µs for 30 things); the hot
+ * multi-row reads (repositories/things.ts) use it. PostgreSQL ignores the comment (rows stay
+ * objects), so readers of such a query accept both shapes.
+ */
+export const RAW_ROWS = '/* rows as arrays */ ';
+
+/**
  * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query anew.
  * Caching compiled statements by SQL text is worth ~+50 % on point reads (DESIGN.md). Kysely never
  * iterates a statement concurrently (no streaming here), so sharing a statement object is safe.
@@ -83,6 +92,7 @@ function cachingSqlite(raw: BetterSqlite3.Database, max = 1000) {
       let stmt = cache.get(sqlText);
       if (!stmt) {
         stmt = raw.prepare(sqlText);
+        if (sqlText.startsWith(RAW_ROWS)) stmt.raw(true);
         if (cache.size >= max) cache.delete(cache.keys().next().value as string);
         cache.set(sqlText, stmt);
       }
