@@ -16,6 +16,7 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
   const database = await openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
     sqliteCacheMb: config.sqliteCacheMb,
+    sqliteReadThreads: config.sqliteReadThreads,
     poolSize: config.databasePoolSize,
   });
   await migrateToLatest(database);

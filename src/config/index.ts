@@ -29,8 +29,14 @@ export const SettingsSchema = Type.Object({
   SQLITE_CACHE_MB: Type.Integer({
     minimum: 2,
     maximum: 4096,
-    default: 32,
-    description: "SQLite page cache of each connection (the server's and its search read thread), in MiB",
+    default: 16,
+    description: "SQLite page cache of each connection (the server's and each search read thread's), in MiB",
+  }),
+  SQLITE_READ_THREADS: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 2,
+    description: 'SQLite: threads that run searches beside the event loop, each with its own read-only connection',
   }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process' }),
   REDIS_URL: Type.Optional(Type.String({ description: 'redis://host:port/db: rate-limit counters shared by every instance (default: in memory, one process)' })),
@@ -92,6 +98,8 @@ export interface Config {
   sqliteSynchronous: 'NORMAL' | 'FULL';
   /** MiB of SQLite page cache per connection */
   sqliteCacheMb: number;
+  /** threads running searches on SQLite */
+  sqliteReadThreads: number;
   databasePoolSize: number;
   /** Redis for shared rate-limit counters; undefined counts in memory */
   redisUrl: string | undefined;
@@ -186,6 +194,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: s.LOG_LEVEL,
     sqliteSynchronous: s.SQLITE_SYNCHRONOUS,
     sqliteCacheMb: s.SQLITE_CACHE_MB,
+    sqliteReadThreads: s.SQLITE_READ_THREADS,
     databasePoolSize: s.DATABASE_POOL_SIZE,
     redisUrl: s.REDIS_URL,
     rateLimitAnonymous: s.RATE_LIMIT_ANONYMOUS,

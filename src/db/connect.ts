@@ -39,6 +39,8 @@ export interface OpenOptions {
   sqliteSynchronous?: 'NORMAL' | 'FULL';
   /** SQLite page cache per connection (the main one and the read thread's), MiB; default SQLite's 2 MiB */
   sqliteCacheMb?: number;
+  /** SQLite file databases: most read threads for `offThread` (default 1) */
+  sqliteReadThreads?: number;
   poolSize?: number;
   /**
    * SQLite: milliseconds between runs of `PRAGMA optimize` (planner statistics refresh) while the
@@ -133,7 +135,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       dialect: new SqliteDialect({ database: cachingSqlite(raw) as unknown as BetterSqlite3.Database }),
     });
     const dataVersion = raw.prepare('pragma data_version').pluck();
-    const reader = path === ':memory:' ? undefined : createSqliteReader(path, { cacheMb: options.sqliteCacheMb });
+    const reader = path === ':memory:' ? undefined : createSqliteReader(path, { cacheMb: options.sqliteCacheMb, threads: options.sqliteReadThreads });
     return {
       db,
       engine: 'sqlite',

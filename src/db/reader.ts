@@ -25,54 +25,79 @@ interface Pending {
   reject(err: Error): void;
 }
 
+/** V8 young-generation size of each read thread, MiB. */
+const THREAD_YOUNG_GENERATION_MB = 4;
+
+/** One read thread and the queries it has not answered yet. */
+interface Thread {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
 /**
- * Starts the thread lazily, on the first query, for the SQLite file at `path`.
- * @param options.cacheMb the thread connection's page cache, MiB (default SQLite's 2 MiB)
+ * Starts up to `threads` read threads for the SQLite file at `path`, lazily: a query goes to an
+ * idle thread, starting one while fewer than `threads` run, else to the one with the fewest
+ * queries waiting. So one slow query (a word matching the whole catalogue) does not hold up the
+ * others.
+ * @param options.cacheMb each thread connection's page cache, MiB (default SQLite's 2 MiB)
+ * @param options.threads most threads (default 1)
  */
-export function createSqliteReader(path: string, options: { cacheMb?: number } = {}): SqliteReader {
-  let worker: Worker | undefined;
+export function createSqliteReader(path: string, options: { cacheMb?: number; threads?: number } = {}): SqliteReader {
+  const maxThreads = Math.max(1, options.threads ?? 1);
+  const threads: Thread[] = [];
   let nextId = 1;
-  const pending = new Map<number, Pending>();
 
-  const failAll = (err: Error) => {
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-  };
-
-  const start = (): Worker => {
-    const w = new Worker(new URL('./read-worker.mjs', import.meta.url), { workerData: { path, cacheMb: options.cacheMb } });
-    w.unref();
-    w.on('message', (m: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
-      const p = pending.get(m.id);
+  const start = (): Thread => {
+    const worker = new Worker(new URL('./read-worker.mjs', import.meta.url), {
+      workerData: { path, cacheMb: options.cacheMb },
+      // A thread allocates little (one message and its rows per query): a small young generation
+      // keeps its memory small (V8's default would let each thread's grow to tens of MB).
+      resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
+    });
+    const thread: Thread = { worker, pending: new Map() };
+    const failAll = (err: Error) => {
+      for (const p of thread.pending.values()) p.reject(err);
+      thread.pending.clear();
+    };
+    worker.unref();
+    worker.on('message', (m: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
+      const p = thread.pending.get(m.id);
       if (!p) return;
-      pending.delete(m.id);
-      if (pending.size === 0) w.unref();
+      thread.pending.delete(m.id);
+      if (thread.pending.size === 0) worker.unref();
       if (m.error) p.reject(Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
       else p.resolve(m.rows ?? []);
     });
-    w.on('error', (err) => failAll(err));
-    w.on('exit', (code) => {
-      if (worker === w) worker = undefined;
+    worker.on('error', (err) => failAll(err));
+    worker.on('exit', (code) => {
+      const i = threads.indexOf(thread);
+      if (i >= 0) threads.splice(i, 1);
       failAll(new Error(`the SQLite read thread stopped (exit code ${code})`));
     });
-    return w;
+    threads.push(thread);
+    return thread;
+  };
+
+  const pick = (): Thread => {
+    let best: Thread | undefined;
+    for (const t of threads) if (!best || t.pending.size < best.pending.size) best = t;
+    if (!best || (best.pending.size > 0 && threads.length < maxThreads)) return start();
+    return best;
   };
 
   return {
     all<R>(query: CompiledQuery<R>): Promise<R[]> {
-      worker ??= start();
+      const thread = pick();
       const id = nextId++;
-      const w = worker;
       return new Promise<R[]>((resolve, reject) => {
-        if (pending.size === 0) w.ref(); // keeps the process up while a query runs
-        pending.set(id, { resolve: resolve as (rows: unknown[]) => void, reject });
-        w.postMessage({ id, sql: query.sql, parameters: query.parameters });
+        if (thread.pending.size === 0) thread.worker.ref(); // keeps the process up while a query runs
+        thread.pending.set(id, { resolve: resolve as (rows: unknown[]) => void, reject });
+        thread.worker.postMessage({ id, sql: query.sql, parameters: query.parameters });
       });
     },
     async close(): Promise<void> {
-      const w = worker;
-      worker = undefined;
-      if (w) await w.terminate();
+      const all = threads.splice(0);
+      await Promise.all(all.map((t) => t.worker.terminate()));
     },
   };
 }

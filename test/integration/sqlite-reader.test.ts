@@ -1,0 +1,57 @@
+/**
+ * The SQLite read threads (src/db/reader.ts, src/db/read-worker.mjs) behind Database.offThread:
+ * they answer like the server's own connection, see what it committed, refuse writes, report
+ * SQLite's errors with their code and keep working, and a slow query on one thread does not hold
+ * up a quick one sent after it.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabaseUrl } from '../helpers/db.ts';
+import { openDatabase, type Database } from '../../src/db/connect.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+
+describe('SQLite read threads', () => {
+  let database: Database;
+  let remove: () => Promise<void>;
+
+  beforeAll(async () => {
+    const created = await createDatabaseUrl('sqlite');
+    remove = created.remove;
+    database = await openDatabase(created.url, { sqliteReadThreads: 2 });
+    await migrateToLatest(database);
+  });
+  afterAll(async () => {
+    await database.close();
+    await remove();
+  });
+
+  const offThread = <R>(query: ReturnType<typeof sql<R>>) => database.offThread!(query.compile(database.db));
+
+  it('answers a query like the server connection, and sees what it committed', async () => {
+    await database.db
+      .insertInto('users')
+      .values(['ada', 'grace'].map((username, i) => ({ username, username_key: username, email: '', password_hash: null, registered_at: 100 + i })))
+      .execute();
+    const query = sql<{ username: string; registered_at: number }>`select username, registered_at from users where registered_at >= ${100} order by username`;
+    const here = (await query.execute(database.db)).rows;
+    expect(here).toEqual([
+      { username: 'ada', registered_at: 100 },
+      { username: 'grace', registered_at: 101 },
+    ]);
+    expect(await offThread(query)).toEqual(here);
+  });
+
+  it('refuses writes, reports SQLite errors with their code, and answers the next query', async () => {
+    await expect(offThread(sql`update users set about = 'x'`)).rejects.toThrow();
+    await expect(offThread(sql`select * from no_such_table`)).rejects.toMatchObject({ code: 'SQLITE_ERROR', message: expect.stringContaining('no_such_table') });
+    expect(await offThread(sql<{ n: number }>`select ${41} + 1 as n`)).toEqual([{ n: 42 }]);
+  });
+
+  it('a quick query sent after a slow one is answered first (it runs on the other thread)', async () => {
+    const order: string[] = [];
+    const slow = offThread(sql`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${3_000_000}) select count(*) as n from c`).then(() => order.push('slow'));
+    const quick = offThread(sql`select 1 as n`).then(() => order.push('quick'));
+    await Promise.all([slow, quick]);
+    expect(order).toEqual(['quick', 'slow']);
+  });
+});
