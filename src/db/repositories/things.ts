@@ -1,7 +1,7 @@
 /** Things and their tags. Deleted things (deleted_at set) are invisible to every read here. */
 import { sql } from 'kysely';
 import type { Executor } from '../transaction.ts';
-import { RAW_ROWS } from '../connect.ts';
+import { RAW_ROWS } from '../raw-rows.ts';
 import { precompiled } from '../precompiled.ts';
 import type { OwnerRef, PageRequest, ThingRecord } from '../../domain/records.ts';
 import type { NewThing, ThingFields } from '../../domain/thing-input.ts';
