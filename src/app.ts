@@ -25,6 +25,7 @@ import { createRateLimiter } from './ratelimit/limiter.ts';
 import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { SearchCache } from './domain/search-cache.ts';
+import { SearchRenderCache } from './http/search-render-cache.ts';
 
 export interface AppDeps {
   config: Config;
@@ -68,7 +69,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: services.clock,
     log: app.log,
   });
-  const ctx: RouteContext = { services, urls: { api: `${config.publicUrl}${API_PREFIX}`, site: config.siteUrl }, publicUrl: config.publicUrl };
+  const ctx: RouteContext = {
+    services,
+    urls: { api: `${config.publicUrl}${API_PREFIX}`, site: config.siteUrl },
+    publicUrl: config.publicUrl,
+    searchRender: services.searchCache && database.externalChanges ? new SearchRenderCache(database) : undefined,
+  };
 
   // Unknown pages outside the API: the website's HTML 404 for browsers, the error shape otherwise.
   registerErrorHandling(app, config.publicUrl, (request, reply) => sendNotFoundPage(request, reply, API_PREFIX));

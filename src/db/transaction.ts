@@ -5,7 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './connect.ts';
 import type { DB } from './schema.ts';
-import { changeCounters, settleChanges } from './changes.ts';
+import { beginChanges, settleChanges } from './changes.ts';
 
 /** A Kysely handle bound to an open transaction (or the plain database for reads). */
 export type Executor = Kysely<DB>;
@@ -25,12 +25,12 @@ const RETRYABLE_PG = new Set(['40001', '40P01']); // serialization_failure, dead
  * @throws whatever `fn` throws, after its writes were rolled back.
  */
 export async function inTransaction<T>(database: Database, fn: (trx: Executor) => Promise<T>): Promise<T> {
-  const before = changeCounters();
+  const start = beginChanges();
   try {
     return await runTransaction(database, fn);
   } finally {
     // Caches of derived reads learn that what this transaction wrote is now settled (db/changes.ts).
-    settleChanges(before);
+    settleChanges(start);
   }
 }
 

@@ -66,24 +66,26 @@ export class SearchCache {
    * `compute` and kept.
    * @param c the search, whose `now` (Unix seconds) dates the entry
    * @param compute runs the search (db/repositories/search.ts searchThingIds)
+   * @returns the page (the same object for as long as the entry is served) and whether it came
+   *   from the cache
    * @throws whatever `compute` throws; nothing is cached then.
    */
-  async page(c: SearchCriteria, compute: () => Promise<SearchPage>): Promise<SearchPage> {
-    if (this.options.maxAgeSeconds <= 0) return compute();
+  async page(c: SearchCriteria, compute: () => Promise<SearchPage>): Promise<{ page: SearchPage; hit: boolean }> {
+    if (this.options.maxAgeSeconds <= 0) return { page: await compute(), hit: false };
     const key = cacheKey(c);
     const tipSorted = c.sort !== 'relevance';
     const now = this.basis(c.now);
     const cached = this.entries.get(key);
     if (cached && this.fresh(cached, now)) {
       this.stats.hits++;
-      return cached.page;
+      return { page: cached.page, hit: true };
     }
     const running = this.inflight.get(key);
     if (running) {
       const entry = await running;
       if (this.fresh(entry, now)) {
         this.stats.hits++;
-        return entry.page;
+        return { page: entry.page, hit: true };
       }
     }
     this.stats.misses++;
@@ -92,7 +94,7 @@ export class SearchCache {
     try {
       const entry = await computation;
       this.entries.set(key, entry);
-      return entry.page;
+      return { page: entry.page, hit: false };
     } finally {
       if (this.inflight.get(key) === computation) this.inflight.delete(key);
     }

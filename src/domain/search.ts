@@ -2,7 +2,7 @@
  * Search (api-v2.md "Things" `GET /things/search`, "Search result"; DECISIONS.md "Search"):
  * validates the query parameters and runs the one search query of db/repositories/search.ts.
  */
-import { searchThingIds, type SearchCriteria, type SearchSort } from '../db/repositories/search.ts';
+import { searchThingIds, type SearchCriteria, type SearchPage, type SearchSort } from '../db/repositories/search.ts';
 import { findThingsByIds } from '../db/repositories/things.ts';
 import { findUserByUsername } from '../db/repositories/users.ts';
 import { InvalidParametersError } from './errors.ts';
@@ -29,6 +29,12 @@ export interface SearchResult {
   total: number;
   page: number;
   things: ThingRecord[];
+}
+
+/** A page of thing ids and the total (`page`), and whether the search cache answered it (`hit`). */
+export interface FoundPage {
+  page: SearchPage;
+  hit: boolean;
 }
 
 /** The raw query parameters of `GET /things/search` (strings, possibly repeated). */
@@ -70,7 +76,8 @@ function idList(raw: string | undefined, name: 'language' | 'category', known: (
 }
 
 /**
- * `GET /things/search`: validates the parameters and returns one page of things.
+ * `GET /things/search`, first step: validates the parameters and finds one page of thing ids,
+ * from the search cache when it has it.
  * @param params `query` (words, all required, over title, description, tags and url), `url`
  *   (absolute http/https URL: only the thing registered for it), `tags` (boolean expression, see
  *   tag-expression.ts), `language` and `category` (comma lists of ids), `user` (username: only
@@ -82,7 +89,7 @@ function idList(raw: string | undefined, name: 'language' | 'category', known: (
  *   problem and position), unknown language/category id or user, unknown sort, bad url, query too
  *   long. Nothing is written.
  */
-export async function searchThings(s: Services, params: SearchParameters, page: PageRequest, viewer?: Principal): Promise<SearchResult> {
+export async function findSearchPage(s: Services, params: SearchParameters, page: PageRequest, viewer?: Principal): Promise<FoundPage> {
   const criteria: SearchCriteria = { ...page, sort: 'relevance', now: s.clock.now() };
   if (viewer) criteria.viewerUserId = viewer.userId;
 
@@ -123,11 +130,23 @@ export async function searchThings(s: Services, params: SearchParameters, page: 
   }
 
   const run = () => searchThingIds(s.database, criteria);
-  const result = s.searchCache ? await s.searchCache.page(criteria, run) : await run();
-  // The things are read fresh: their counters change with every tip, the ids only with the ranking.
-  const found = new Map((await findThingsByIds(s.database.db, result.ids)).map((t) => [t.id, t]));
-  // A cached page may predate a change made by another instance (SEARCH_CACHE_SECONDS): a thing
-  // hidden since then is still left out, unless it is the viewer's own.
+  if (s.searchCache) return s.searchCache.page(criteria, run);
+  return { page: await run(), hit: false };
+}
+
+/**
+ * The things of a found page, in its order, read fresh: their counters change with every tip, the
+ * ids only with the ranking. A cached page may predate a change made by another instance
+ * (SEARCH_CACHE_SECONDS): a thing hidden since then is still left out, unless it is the viewer's.
+ */
+export async function readSearchThings(s: Services, found: SearchPage, viewer?: Principal): Promise<ThingRecord[]> {
+  const byId = new Map((await findThingsByIds(s.database.db, found.ids)).map((t) => [t.id, t]));
   const shown = (t: ThingRecord) => !t.hidden || (t.owner.kind === 'user' && t.owner.userId === viewer?.userId);
-  return { total: result.total, page: page.page, things: result.ids.flatMap((id) => found.get(id) ?? []).filter(shown) };
+  return found.ids.flatMap((id) => byId.get(id) ?? []).filter(shown);
+}
+
+/** `GET /things/search` in one step: findSearchPage, then readSearchThings. Same parameters and errors as findSearchPage. */
+export async function searchThings(s: Services, params: SearchParameters, page: PageRequest, viewer?: Principal): Promise<SearchResult> {
+  const found = await findSearchPage(s, params, page, viewer);
+  return { total: found.page.total, page: page.page, things: await readSearchThings(s, found.page, viewer) };
 }

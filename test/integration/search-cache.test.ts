@@ -189,6 +189,35 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     expect((await search(`query=${word}`)).ids).toEqual([b, a]);
   });
 
+  it('an anonymous search asked again is answered from its rendered JSON (SQLite), byte for byte the same, also as XML', async () => {
+    const word = freshWord();
+    const a = await buildThing(t.services, owner, { title: `${word} rendered`, description: 'first words' });
+    const raw = (suffix = '') => t.app.inject({ url: `${API}/things/search${suffix}?query=${word}` });
+    const bodies = [(await raw()).body, (await raw()).body, (await raw()).body];
+    expect(new Set(bodies).size).toBe(1);
+    const xml = [(await raw('.xml')).body, (await raw('.xml')).body];
+    expect(xml[0]).toContain(`<title>${word} rendered</title>`);
+    expect(xml[1]).toBe(xml[0]);
+    // A change no code path of Tipjar makes (SQL behind every cache) shows which answers come from memory.
+    await sql`update things set description = ${'behind the caches'} where id = ${a}`.execute(t.db.database.db);
+    const next = json<{ things: { description: string }[] }>(await raw());
+    expect(next.things[0]!.description).toBe(engine === 'sqlite' ? 'first words' : 'behind the caches');
+  });
+
+  it('a rendered answer is made again once one of its things changed: a tip, an edit', async () => {
+    const word = freshWord();
+    const a = await buildThing(t.services, owner, { title: `${word} one`, description: 'before' });
+    const b = await buildThing(t.services, owner, { title: `${word} two` });
+    for (let i = 0; i < 3; i++) await search(`query=${word}`);
+    const tipped = await t.app.inject({ method: 'POST', url: `${API}/things/${b}/tip`, headers: bearer(tipper.token) });
+    expect(tipped.statusCode, tipped.body).toBe(200);
+    expect((await search(`query=${word}`)).things.find((x) => x.id === b)?.tips).toBe(1);
+    const patched = await t.app.inject({ method: 'PATCH', url: `${API}/things/${a}`, headers: bearer(owner.token), payload: { description: 'after' } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const body = json<{ things: { id: number; description: string }[] }>(await t.app.inject({ url: `${API}/things/search?query=${word}` }));
+    expect(body.things.find((x) => x.id === a)?.description).toBe('after');
+  });
+
   it('SEARCH_CACHE_SECONDS=0 turns the cache off: no cache counts, every search sees the database', async () => {
     const off = await buildTestApp(engine, { clock, env: { SEARCH_CACHE_SECONDS: '0' } });
     try {

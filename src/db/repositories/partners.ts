@@ -168,7 +168,7 @@ export async function claimPendingThings(ex: Executor, identity: string, userId:
     .where('owner_identity', '=', identity)
     .returning('id')
     .execute();
-  if (rows.length) noteThingsChanged();
+  if (rows.length) noteThingsChanged(rows.map((r) => r.id));
   return rows.map((r) => r.id);
 }
 

@@ -179,12 +179,12 @@ export async function updateThing(ex: Executor, id: number, changes: Partial<Thi
     await ex.deleteFrom('thing_tags').where('thing_id', '=', id).execute();
     await writeTags(ex, id, changes.tags);
   }
-  noteThingsChanged();
+  noteThingsChanged([id]);
 }
 
 /** Marks a thing deleted; its tips stay (DECISIONS.md: a deleted thing's tips stay in the ledger). */
 export async function softDeleteThing(ex: Executor, id: number, now: number): Promise<void> {
   await ex.updateTable('things').set({ deleted_at: now }).where('id', '=', id).execute();
   await ex.deleteFrom('thing_tags').where('thing_id', '=', id).execute();
-  noteThingsChanged();
+  noteThingsChanged([id]);
 }

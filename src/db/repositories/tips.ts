@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../transaction.ts';
 import { precompiled } from '../precompiled.ts';
-import { noteTipsChanged } from '../changes.ts';
+import { noteThingsChanged, noteTipsChanged } from '../changes.ts';
 import type { PageRequest, TipRecord } from '../../domain/records.ts';
 import { THING_COLUMNS, toThingRecord } from './things.ts';
 
@@ -50,6 +50,7 @@ const countTipStatement = precompiled((ex: Executor, thingId: number, tipperId: 
 export async function countTipOnThing(ex: Executor, thingId: number, tipperId: number, period: string, now: number): Promise<number> {
   const [r] = await countTipStatement(ex, thingId, tipperId, period, now);
   if (!r) throw new Error(`thing ${thingId} vanished while being tipped`);
+  noteThingsChanged([thingId], false); // its counters changed, not what a search matches
   return r.tips;
 }
 

@@ -4,7 +4,8 @@
  * and the caller's own hidden things are included. Documented in docs/api.md "Search".
  */
 import type { FastifyInstance } from 'fastify';
-import { searchThings } from '../../../domain/search.ts';
+import { findSearchPage, readSearchThings } from '../../../domain/search.ts';
+import { CONTENT_TYPE } from '../../../formats/negotiation.ts';
 import { parseFull, parsePage, type Query } from '../../params.ts';
 import { presentThingsFor, type RouteContext } from '../../context.ts';
 import { presentSearchResult } from '../../presenters.ts';
@@ -18,10 +19,22 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * 400 `invalid_parameters` for a malformed tags expression, an unknown language, category, user
    * or sort, a bad url, count or page (see domain/search.ts).
    */
-  app.get<{ Querystring: Query }>('/things/search', { ...docs.searchThings, config: { xmlRoot: 'search' } }, async (request) => {
+  app.get<{ Querystring: Query }>('/things/search', { ...docs.searchThings, config: { xmlRoot: 'search' } }, async (request, reply) => {
     const page = parsePage(request.query);
     const full = parseFull(request.query);
-    const result = await searchThings(ctx.services, request.query, page, request.principal);
-    return presentSearchResult(result.total, result.page, await presentThingsFor(ctx, request, result.things, full));
+    const found = await findSearchPage(ctx.services, request.query, page, request.principal);
+    // An anonymous search the search cache answered: its rendered answer, while its things are
+    // unchanged (src/http/search-render-cache.ts).
+    const render = found.hit && !request.principal ? ctx.searchRender : undefined;
+    const variant = full ? 'full' : 'short';
+    const rendered = render?.get(found.page, variant);
+    if (rendered !== undefined) return reply.type(CONTENT_TYPE.json).send(rendered);
+    const basis = render?.basis(found.page);
+    const things = await readSearchThings(ctx.services, found.page, request.principal);
+    const body = presentSearchResult(found.page.total, page.page, await presentThingsFor(ctx, request, things, full));
+    if (!render || !basis) return body;
+    const json = String(reply.type(CONTENT_TYPE.json).serializeInput(body, '200', CONTENT_TYPE.json));
+    render.set(found.page, variant, json, basis);
+    return reply.send(json);
   });
 }
