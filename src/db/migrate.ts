@@ -7,6 +7,7 @@ import type { Database } from './connect.ts';
 import { makeInitial } from './migrations/0001_initial.ts';
 import { makeSearch } from './migrations/0002_search.ts';
 import { makeMoney } from './migrations/0004_money.ts';
+import { makeTipHours } from './migrations/0005_tip_hours.ts';
 
 function provider(database: Database): MigrationProvider {
   return {
@@ -15,6 +16,7 @@ function provider(database: Database): MigrationProvider {
         '0001_initial': makeInitial(database.engine),
         '0002_search': makeSearch(database.engine),
         '0004_money': makeMoney(database.engine),
+        '0005_tip_hours': makeTipHours(database.engine),
       };
     },
   };

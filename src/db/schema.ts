@@ -244,11 +244,24 @@ export interface WebhookAttemptsTable {
   duration_ms: Generated<number>;
 }
 
+/** Tips per thing and hour (migration 0005_tip_hours). */
+export interface TipHoursTable {
+  thing_id: number;
+  /** floor(created_at / 3600) */
+  hour: number;
+  tips: number;
+  first_at: number;
+  last_at: number;
+  /** sum of 2^((created_at − hour·3600) / TREND_HALF_LIFE) over the hour's tips */
+  weight: number;
+}
+
 export interface DB {
   users: UsersTable;
   things: ThingsTable;
   thing_tags: ThingTagsTable;
   tips: TipsTable;
+  tip_hours: TipHoursTable;
   subscriptions: SubscriptionsTable;
   oauth_clients: OauthClientsTable;
   oauth_codes: OauthCodesTable;

@@ -139,29 +139,49 @@ function matches(engine: Engine, c: SearchCriteria, words: string[] | undefined,
   return parts.length === 1 ? parts[0]! : sql`${parts[0]!} union all ${parts[1]!}`;
 }
 
-/** `trend`: the weight of one tip row (`tips.created_at`), 2^(-age / TREND_HALF_LIFE). */
-function trendWeight(engine: Engine, now: number): RawBuilder<unknown> {
-  return engine === 'postgres'
-    ? sql`power(2.0, (tips.created_at - ${now})::float8 / ${TREND_HALF_LIFE})`
-    : sql`power(2.0, (tips.created_at - ${now}) * 1.0 / ${TREND_HALF_LIFE})`;
+/** `power(2.0, <seconds> / TREND_HALF_LIFE)` with the division in floating point on both engines. */
+function pow2(engine: Engine, seconds: RawBuilder<unknown>): RawBuilder<unknown> {
+  return engine === 'postgres' ? sql`power(2.0, (${seconds})::float8 / ${TREND_HALF_LIFE})` : sql`power(2.0, (${seconds}) * 1.0 / ${TREND_HALF_LIFE})`;
+}
+
+/** The window (since, now] of a windowed sort or `trend`, and whether it is `trend`; undefined for the others. */
+function windowOf(c: SearchCriteria): { since: number; trend: boolean } | undefined {
+  if (c.sort === 'trend') return { since: c.now - TREND_WINDOW, trend: true };
+  if (c.sort === 'tips_month' || c.sort === 'tips_week' || c.sort === 'tips_day') return { since: c.now - SORT_WINDOWS[c.sort], trend: false };
+  return undefined;
 }
 
 /**
+ * The score one row `h` of tip_hours (migration 0005_tip_hours) adds for a window (since, now]:
+ * an hour whose tips all lie inside counts whole — its `tips`, or for `trend` its `weight` moved
+ * to `now` (Σ 2^((t − now)/H) = 2^((hour·3600 − now)/H) · Σ 2^((t − hour·3600)/H)); an hour cut by
+ * the window's edge counts its tips inside the window one by one, from `tips`. Exact either way.
+ */
+function hourScore(engine: Engine, c: SearchCriteria, w: { since: number; trend: boolean }): RawBuilder<unknown> {
+  const inside = sql`h.first_at > ${w.since} and h.last_at <= ${c.now}`;
+  const cut = sql`tips.thing_id = h.thing_id and tips.created_at > ${w.since} and tips.created_at <= ${c.now}
+    and tips.created_at >= h.hour * 3600 and tips.created_at < h.hour * 3600 + 3600`;
+  if (w.trend) {
+    return sql`case when ${inside} then ${pow2(engine, sql`h.hour * 3600 - ${c.now}`)} * h.weight
+      else (select coalesce(sum(${pow2(engine, sql`tips.created_at - ${c.now}`)}), 0) from tips where ${cut}) end`;
+  }
+  return sql`case when ${inside} then h.tips else (select count(*) from tips where ${cut}) end`;
+}
+
+/** The tip_hours rows a window can touch: hours from the one holding `since` to the one holding `now`. */
+const hoursOf = (c: SearchCriteria, w: { since: number }) => sql`h.hour >= ${Math.floor(w.since / 3600)} and h.hour <= ${Math.floor(c.now / 3600)}`;
+
+/**
  * The per-thing scores of a tip-based sort as a relation `(thing_id, score)` holding only things
- * with a score above 0 (few, next to the catalogue): tips in the window through the
- * tips(created_at) index, or the `things.tips` counter of things that have tip rows.
+ * with a score above 0 (few, next to the catalogue): the tip_hours rows of the window (one per
+ * thing and hour with tips), or the `things.tips` counter of things that have tip rows.
  */
 function scores(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | undefined {
-  if (c.sort === 'trend') {
-    const since = c.now - TREND_WINDOW;
-    const weight = trendWeight(engine, c.now);
-    return sql`select tips.thing_id as thing_id, sum(${weight}) as score from tips
-      where tips.created_at > ${since} and tips.created_at <= ${c.now} group by tips.thing_id`;
-  }
-  if (c.sort === 'tips_month' || c.sort === 'tips_week' || c.sort === 'tips_day') {
-    const since = c.now - SORT_WINDOWS[c.sort];
-    return sql`select tips.thing_id as thing_id, count(*) as score from tips
-      where tips.created_at > ${since} and tips.created_at <= ${c.now} group by tips.thing_id`;
+  const w = windowOf(c);
+  if (w) {
+    return sql`select s.thing_id as thing_id, s.score as score from (
+      select h.thing_id as thing_id, sum(${hourScore(engine, c, w)}) as score from tip_hours as h where ${hoursOf(c, w)} group by h.thing_id
+    ) as s where s.score > 0`;
   }
   if (c.sort === 'tips') {
     return sql`select things.id as thing_id, things.tips as score from things
@@ -172,20 +192,13 @@ function scores(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | undefi
 
 /**
  * The score of one thing (`thingId`, an SQL expression) for the tip sorts: for the windowed sorts
- * and `trend` a correlated subquery over its tips in the window (0 when none), for `tips` its
- * counter (equal to its number of tip rows); undefined for `relevance`.
+ * and `trend` a correlated subquery over its tip_hours rows in the window (0 when none), for
+ * `tips` its counter (equal to its number of tip rows); undefined for `relevance`.
  * Orders exactly as `scores` does: scored things by score, the others (score 0) after them.
  */
 function matchScore(engine: Engine, c: SearchCriteria, thingId: RawBuilder<unknown>): RawBuilder<unknown> | undefined {
-  if (c.sort === 'trend') {
-    const since = c.now - TREND_WINDOW;
-    const weight = trendWeight(engine, c.now);
-    return sql`(select coalesce(sum(${weight}), 0) from tips where tips.thing_id = ${thingId} and tips.created_at > ${since} and tips.created_at <= ${c.now})`;
-  }
-  if (c.sort === 'tips_month' || c.sort === 'tips_week' || c.sort === 'tips_day') {
-    const since = c.now - SORT_WINDOWS[c.sort];
-    return sql`(select count(*) from tips where tips.thing_id = ${thingId} and tips.created_at > ${since} and tips.created_at <= ${c.now})`;
-  }
+  const w = windowOf(c);
+  if (w) return sql`(select coalesce(sum(${hourScore(engine, c, w)}), 0) from tip_hours as h where h.thing_id = ${thingId} and ${hoursOf(c, w)})`;
   if (c.sort === 'tips') return sql`(select counted.tips from things as counted where counted.id = ${thingId})`;
   return undefined;
 }

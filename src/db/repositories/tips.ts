@@ -2,13 +2,15 @@
 import { sql } from 'kysely';
 import type { Executor } from '../transaction.ts';
 import { precompiled } from '../precompiled.ts';
+import { TREND_HALF_LIFE } from './search.ts';
 import { noteThingsChanged, noteTipsChanged } from '../changes.ts';
 import type { PageRequest, TipRecord } from '../../domain/records.ts';
 import { THING_COLUMNS, toThingRecord } from './things.ts';
 
 /**
  * Inserts a tip unless the tipper already tipped the thing in `period` (unique constraint, so
- * concurrent tips cannot both succeed).
+ * concurrent tips cannot both succeed), and counts it in its thing's hour of tip_hours (the
+ * windows of the search sorts).
  * @returns the new tip's id, or undefined when it already existed (the caller answers tip_once).
  */
 export async function insertTipOnce(
@@ -16,9 +18,27 @@ export async function insertTipOnce(
   tip: { thingId: number; tipperId: number; period: string; now: number; source: 'api' | 'subscription'; clientId: number | null },
 ): Promise<number | undefined> {
   const [r] = await insertTipStatement(ex, tip.thingId, tip.tipperId, tip.period, tip.now, tip.source, tip.clientId);
-  if (r) noteTipsChanged();
-  return r?.id;
+  if (!r) return undefined;
+  const hour = Math.floor(tip.now / 3600);
+  await countTipHourStatement(ex, tip.thingId, hour, tip.now, tip.now, 2 ** ((tip.now - hour * 3600) / TREND_HALF_LIFE));
+  noteTipsChanged();
+  return r.id;
 }
+
+/** One statement: the tip in its thing's hour of tip_hours (migration 0005_tip_hours). */
+const countTipHourStatement = precompiled((ex: Executor, thingId: number, hour: number, firstAt: number, lastAt: number, weight: number) =>
+  ex
+    .insertInto('tip_hours')
+    .values({ thing_id: thingId, hour, tips: 1, first_at: firstAt, last_at: lastAt, weight })
+    .onConflict((oc) =>
+      oc.columns(['thing_id', 'hour']).doUpdateSet({
+        tips: sql`tip_hours.tips + 1`,
+        first_at: sql`case when excluded.first_at < tip_hours.first_at then excluded.first_at else tip_hours.first_at end`,
+        last_at: sql`case when excluded.last_at > tip_hours.last_at then excluded.last_at else tip_hours.last_at end`,
+        weight: sql`tip_hours.weight + excluded.weight`,
+      }),
+    ),
+);
 
 const insertTipStatement = precompiled(
   (ex: Executor, thingId: number, tipperId: number, period: string, now: number, source: string, clientId: number | null) =>
