@@ -30,14 +30,13 @@ export const SettingsSchema = Type.Object({
     minimum: 2,
     maximum: 4096,
     default: 8,
-    description: "SQLite page cache of each connection (the server's and each search read thread's), in MiB",
+    description: "SQLite page cache of the server's connection, in MiB (each search read thread keeps SQLite's default 2 MiB)",
   }),
   SQLITE_READ_THREADS: Type.Integer({
     minimum: 1,
     maximum: 64,
-    default: 1,
-    description:
-      'SQLite: threads that run searches beside the event loop, each with its own read-only connection; more keep one slow search from holding up others, at ≈ 30–60 MB of peak memory each',
+    default: 2,
+    description: 'SQLite: threads that run searches beside the event loop, each with its own read-only connection; two keep one slow search from holding up the others',
   }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process' }),
   REDIS_URL: Type.Optional(Type.String({ description: 'redis://host:port/db: rate-limit counters shared by every instance (default: in memory, one process)' })),

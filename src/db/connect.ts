@@ -38,7 +38,7 @@ export interface Database {
 
 export interface OpenOptions {
   sqliteSynchronous?: 'NORMAL' | 'FULL';
-  /** SQLite page cache per connection (the main one and the read thread's), MiB; default SQLite's 2 MiB */
+  /** SQLite page cache of the server's connection, MiB (read threads keep SQLite's default 2 MiB: their reads are the full-text index, which the OS caches); default 2 MiB */
   sqliteCacheMb?: number;
   /** SQLite file databases: most read threads for `offThread` (default 1) */
   sqliteReadThreads?: number;
@@ -128,7 +128,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       dialect: new SqliteDialect({ database: cachingSqlite(raw) as unknown as BetterSqlite3.Database }),
     });
     const dataVersion = raw.prepare('pragma data_version').pluck();
-    const reader = path === ':memory:' ? undefined : createSqliteReader(path, { cacheMb: options.sqliteCacheMb, threads: options.sqliteReadThreads });
+    const reader = path === ':memory:' ? undefined : createSqliteReader(path, { threads: options.sqliteReadThreads });
     return {
       db,
       engine: 'sqlite',

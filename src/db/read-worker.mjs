@@ -10,11 +10,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 
-/** @type {{ path: string, cacheMb?: number }} */
-const { path, cacheMb } = workerData;
+/** @type {{ path: string }} */
+const { path } = workerData;
 const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 10000');
-if (cacheMb) db.pragma(`cache_size = ${-Math.round(cacheMb * 1024)}`);
 
 /** Compiled statements by SQL text, like the main connection's cache (src/db/connect.ts). */
 /** @type {Map<string, BetterSqlite3.Statement>} */

@@ -39,17 +39,16 @@ interface Thread {
  * idle thread, starting one while fewer than `threads` run, else to the one with the fewest
  * queries waiting. So one slow query (a word matching the whole catalogue) does not hold up the
  * others.
- * @param options.cacheMb each thread connection's page cache, MiB (default SQLite's 2 MiB)
  * @param options.threads most threads (default 1)
  */
-export function createSqliteReader(path: string, options: { cacheMb?: number; threads?: number } = {}): SqliteReader {
+export function createSqliteReader(path: string, options: { threads?: number } = {}): SqliteReader {
   const maxThreads = Math.max(1, options.threads ?? 1);
   const threads: Thread[] = [];
   let nextId = 1;
 
   const start = (): Thread => {
     const worker = new Worker(new URL('./read-worker.mjs', import.meta.url), {
-      workerData: { path, cacheMb: options.cacheMb },
+      workerData: { path },
       // A thread allocates little (one message and its rows per query): a small young generation
       // keeps its memory small (V8's default would let each thread's grow to tens of MB).
       resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB },
