@@ -7,8 +7,9 @@
  * of its things' rows (db/changes.ts) and of the database (`Database.externalChanges`), taken
  * before the things were read; it is served only while none of them moved. It lives as long as the
  * search cache serves its page (a WeakMap keyed by the page), and is made only for pages the search
- * cache answered, i.e. searches asked at least twice. XML and JSONP are made from it by the formats
- * plugin, like any JSON answer.
+ * cache answered, i.e. searches asked at least twice, and only for the short representation
+ * (with `full` the owners' profiles, which are not versioned here, are part of the answer). XML and
+ * JSONP are made from it by the formats plugin, like any JSON answer.
  */
 import { thingVersion } from '../db/changes.ts';
 import type { Database } from '../db/connect.ts';
@@ -26,19 +27,16 @@ interface Rendered {
 }
 
 export class SearchRenderCache {
-  private readonly rendered = new WeakMap<SearchPage, Map<string, Rendered>>();
+  private readonly rendered = new WeakMap<SearchPage, Rendered>();
 
   /** @throws Error for a database whose changes by others cannot be seen (PostgreSQL) */
   constructor(private readonly database: Database) {
     if (!database.externalChanges) throw new Error('rendered search answers need a database whose external changes can be seen (SQLite)');
   }
 
-  /**
-   * The kept answer for `page` in `variant` (e.g. `short` or `full` things), if none of its things
-   * changed since it was made.
-   */
-  get(page: SearchPage, variant: string): string | undefined {
-    const r = this.rendered.get(page)?.get(variant);
+  /** The kept answer for `page`, if none of its things changed since it was made. */
+  get(page: SearchPage): string | undefined {
+    const r = this.rendered.get(page);
     if (!r || r.basis.external !== this.database.externalChanges!()) return undefined;
     const { versions } = r.basis;
     for (let i = 0; i < page.ids.length; i++) if (thingVersion(page.ids[i]!) !== versions[i]) return undefined;
@@ -51,9 +49,7 @@ export class SearchRenderCache {
   }
 
   /** Keeps `json`, made from things read after `basis` was taken. */
-  set(page: SearchPage, variant: string, json: string, basis: RenderBasis): void {
-    let byVariant = this.rendered.get(page);
-    if (!byVariant) this.rendered.set(page, (byVariant = new Map()));
-    byVariant.set(variant, { json, basis });
+  set(page: SearchPage, json: string, basis: RenderBasis): void {
+    this.rendered.set(page, { json, basis });
   }
 }

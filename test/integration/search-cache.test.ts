@@ -15,6 +15,7 @@ import { openDatabase } from '../../src/db/connect.ts';
 import { inTransaction } from '../../src/db/transaction.ts';
 import { insertThing } from '../../src/db/repositories/things.ts';
 import { urlKey, parseHttpUrl } from '../../src/domain/urls.ts';
+import { updateProfile } from '../../src/domain/users.ts';
 
 const NOW = Date.UTC(2026, 5, 10, 12) / 1000;
 const MAX_AGE = 30;
@@ -216,6 +217,16 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     expect(patched.statusCode, patched.body).toBe(200);
     const body = json<{ things: { id: number; description: string }[] }>(await t.app.inject({ url: `${API}/things/search?query=${word}` }));
     expect(body.things.find((x) => x.id === a)?.description).toBe('after');
+  });
+
+  it('with full, an owner\'s profile change shows in the next search (full answers are not kept rendered)', async () => {
+    const word = freshWord();
+    const profiled = await buildUser(t.services);
+    await buildThing(t.services, profiled, { title: `${word} profiled` });
+    const cityOf = async () => json<{ things: { owner: { city: string } }[] }>(await t.app.inject({ url: `${API}/things/search?query=${word}&full=1` })).things[0]!.owner.city;
+    for (let i = 0; i < 3; i++) expect(await cityOf()).toBe('');
+    await updateProfile(t.services, profiled.user.id, { city: 'Lyon' });
+    expect(await cityOf()).toBe('Lyon');
   });
 
   it('SEARCH_CACHE_SECONDS=0 turns the cache off: no cache counts, every search sees the database', async () => {

@@ -24,17 +24,16 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const full = parseFull(request.query);
     const found = await findSearchPage(ctx.services, request.query, page, request.principal);
     // An anonymous search the search cache answered: its rendered answer, while its things are
-    // unchanged (src/http/search-render-cache.ts).
-    const render = found.hit && !request.principal ? ctx.searchRender : undefined;
-    const variant = full ? 'full' : 'short';
-    const rendered = render?.get(found.page, variant);
+    // unchanged (src/http/search-render-cache.ts). Not with `full`: owners' profiles can change.
+    const render = found.hit && !request.principal && !full ? ctx.searchRender : undefined;
+    const rendered = render?.get(found.page);
     if (rendered !== undefined) return reply.type(CONTENT_TYPE.json).send(rendered);
     const basis = render?.basis(found.page);
     const things = await readSearchThings(ctx.services, found.page, request.principal);
     const body = presentSearchResult(found.page.total, page.page, await presentThingsFor(ctx, request, things, full));
     if (!render || !basis) return body;
     const json = String(reply.type(CONTENT_TYPE.json).serializeInput(body, '200', CONTENT_TYPE.json));
-    render.set(found.page, variant, json, basis);
+    render.set(found.page, json, basis);
     return reply.send(json);
   });
 }
