@@ -35,8 +35,9 @@ export const SettingsSchema = Type.Object({
   SQLITE_READ_THREADS: Type.Integer({
     minimum: 1,
     maximum: 64,
-    default: 2,
-    description: 'SQLite: threads that run searches beside the event loop, each with its own read-only connection; two keep one slow search from holding up the others',
+    default: 1,
+    description:
+      'SQLite: threads that run searches beside the event loop, each with its own read-only connection; 2 keeps one slow search from holding up the others but can take peak memory past 300 MB under heavy search load',
   }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process' }),
   REDIS_URL: Type.Optional(Type.String({ description: 'redis://host:port/db: rate-limit counters shared by every instance (default: in memory, one process)' })),
