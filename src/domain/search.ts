@@ -1,6 +1,7 @@
 /**
  * Search (api-v2.md "Things" `GET /things/search`, "Search result"; DECISIONS.md "Search"):
- * validates the query parameters and runs the one search query of db/repositories/search.ts.
+ * validates the query parameters and runs the one search query of db/repositories/search.ts
+ * (through the search cache when there is one), then reads the page's things.
  */
 import { searchThingIds, type SearchCriteria, type SearchPage, type SearchSort } from '../db/repositories/search.ts';
 import { findThingsByIds } from '../db/repositories/things.ts';
@@ -23,13 +24,6 @@ const MAX_LIST_IDS = 50;
 
 /** A word of `query`: a run of letters, combining marks and digits (what both full-text indexes tokenise as one word). */
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
-
-/** One page of a search: the things (in order) and how many match over all pages. */
-export interface SearchResult {
-  total: number;
-  page: number;
-  things: ThingRecord[];
-}
 
 /** A page of thing ids and the total (`page`), and whether the search cache answered it (`hit`). */
 export interface FoundPage {
@@ -143,10 +137,4 @@ export async function readSearchThings(s: Services, found: SearchPage, viewer?: 
   const byId = new Map((await findThingsByIds(s.database.db, found.ids)).map((t) => [t.id, t]));
   const shown = (t: ThingRecord) => !t.hidden || (t.owner.kind === 'user' && t.owner.userId === viewer?.userId);
   return found.ids.flatMap((id) => byId.get(id) ?? []).filter(shown);
-}
-
-/** `GET /things/search` in one step: findSearchPage, then readSearchThings. Same parameters and errors as findSearchPage. */
-export async function searchThings(s: Services, params: SearchParameters, page: PageRequest, viewer?: Principal): Promise<SearchResult> {
-  const found = await findSearchPage(s, params, page, viewer);
-  return { total: found.page.total, page: page.page, things: await readSearchThings(s, found.page, viewer) };
 }
