@@ -2,7 +2,8 @@
  * The scheduler inside `npm start` (issue 4; SCHEDULER=on|off, SCHEDULER_INTERVAL_SECONDS).
  * Every interval it checks whether a month has ended: it settles every ended period that has tips
  * and is not settled (oldest first), and once all are settled it renews the subscriptions of the
- * current period (once per period: `periods.renewed_at`).
+ * current period (once per period: `periods.renewed_at`). It also deletes OAuth authorization
+ * codes never exchanged that expired more than CODE_RETENTION_SECONDS ago.
  *
  * Several instances may run it at once: settlement claims the period (only one does the work, the
  * others see `busy`) and is idempotent per tipper; renewal is idempotent per subscription and
@@ -13,8 +14,14 @@ import { settlePeriod, unsettledPeriods, type SettlementReport } from '../domain
 import { renewSubscriptions, type RenewalReport } from '../domain/subscriptions.ts';
 import { periodOf } from '../domain/periods.ts';
 import { describeRenewal, describeSettlement } from '../domain/money/describe.ts';
+import { deleteUnusedExpiredCodes } from '../db/repositories/oauth.ts';
+
+/** How long an expired, never-exchanged authorization code is kept (for support questions), in seconds. */
+export const CODE_RETENTION_SECONDS = 86400;
 
 export interface TickReport {
+  /** authorization codes deleted (never exchanged, expired over CODE_RETENTION_SECONDS ago) */
+  purgedCodes: number;
   settlements: SettlementReport[];
   /** set when this check renewed the current period's subscriptions */
   renewal?: RenewalReport;
@@ -27,7 +34,7 @@ export type SchedulerLog = (line: string) => void;
  * @returns what was done; nothing when every ended period is settled and the current one renewed.
  */
 export async function runSchedulerTick(s: Services, log: SchedulerLog = () => {}): Promise<TickReport> {
-  const report: TickReport = { settlements: [] };
+  const report: TickReport = { purgedCodes: await deleteUnusedExpiredCodes(s.database.db, s.clock.now() - CODE_RETENTION_SECONDS), settlements: [] };
   for (const period of await unsettledPeriods(s)) {
     const r = await settlePeriod(s, { period });
     report.settlements.push(r);

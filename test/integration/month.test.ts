@@ -112,7 +112,7 @@ describe.each(ENGINES)('a scripted month on %s', (engine) => {
       ].sort(),
     );
     const again = await runSchedulerTick(s);
-    expect(again).toEqual({ settlements: [] });
+    expect(again).toEqual({ purgedCodes: 0, settlements: [] });
 
     const subs = json<any[]>(await t.app.inject({ url: `${API}/user/subscriptions`, headers: bearer(alice.token) }));
     expect(subs.map((x) => [x.thing.id, x.active, x.thing.tipped, x.thing.subscribed])).toEqual([[B, true, true, true]]);

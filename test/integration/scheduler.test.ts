@@ -8,7 +8,8 @@ import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts
 import { fixedClock } from '../helpers/app.ts';
 import { moneyUser, ownedThing, principalOf } from '../helpers/money.ts';
 import { tipThing } from '../../src/domain/tips.ts';
-import { startScheduler } from '../../src/scheduler/index.ts';
+import { CODE_RETENTION_SECONDS, runSchedulerTick, startScheduler } from '../../src/scheduler/index.ts';
+import { insertClient, insertCode } from '../../src/db/repositories/oauth.ts';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 
 const at = (y: number, m: number, d = 1) => Date.UTC(y, m - 1, d) / 1000;
@@ -51,5 +52,33 @@ describe.each(ENGINES)('scheduler on %s', (engine) => {
     const again = startScheduler(s, { intervalSeconds: 3600, log: (l) => lines.push(l), logError: (l) => errors.push(l) });
     await again.stop();
     expect(lines).toHaveLength(2);
+  });
+
+  it('deletes authorization codes never exchanged a day after they expired; used and recent ones stay', async () => {
+    const now = at(2025, 11, 20);
+    const s = { database: t.database, clock: fixedClock(now), siteUrl: 'http://tipjar.test' };
+    const user = await moneyUser(s, 0, 0);
+    const client = await insertClient(t.database.db, { clientId: `c${now}`, secretHash: 'x', name: 'app', callbackDomain: 'app.example', ownerUserId: null, now });
+    const code = (hash: string, expiresAt: number) =>
+      insertCode(t.database.db, {
+        codeHash: hash,
+        clientId: client.id,
+        userId: user.id,
+        redirectUri: 'https://app.example/cb',
+        redirectUriGiven: true,
+        scope: 'tip',
+        codeChallenge: null,
+        codeChallengeMethod: null,
+        now: expiresAt - 600,
+        expiresAt,
+      });
+    const stale = await code('stale', now - CODE_RETENTION_SECONDS - 1);
+    const usedStale = await code('used-stale', now - CODE_RETENTION_SECONDS - 1);
+    await t.database.db.updateTable('oauth_codes').set({ used_at: now - CODE_RETENTION_SECONDS - 100 }).where('id', '=', usedStale).execute();
+    const recent = await code('recent', now - CODE_RETENTION_SECONDS + 1);
+    const report = await runSchedulerTick(s);
+    expect(report.purgedCodes).toBe(1);
+    const left = (await t.database.db.selectFrom('oauth_codes').select('id').where('id', 'in', [stale, usedStale, recent]).execute()).map((r) => r.id);
+    expect(left.sort()).toEqual([usedStale, recent].sort());
   });
 });

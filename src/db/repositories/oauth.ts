@@ -214,6 +214,16 @@ export async function insertCode(
   return Number(r.id);
 }
 
+/**
+ * Deletes authorization codes that were never exchanged and expired before `before` (Unix
+ * seconds). Used codes stay: their tokens point at them (a code's reuse revokes its tokens).
+ * @returns how many were deleted.
+ */
+export async function deleteUnusedExpiredCodes(ex: Executor, before: number): Promise<number> {
+  const r = await ex.deleteFrom('oauth_codes').where('used_at', 'is', null).where('expires_at', '<', before).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
 export async function findCodeByHash(ex: Executor, codeHash: string): Promise<CodeRecord | undefined> {
   const r = await ex.selectFrom('oauth_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
   return r ? toCodeRecord(r) : undefined;
