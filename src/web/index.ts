@@ -17,7 +17,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { Services } from '../domain/services.ts';
 import { STATUS } from '../http/plugins/errors.ts';
 import { checkCsrf, CsrfError } from './csrf.ts';
-import { createLoginLimiter, type LoginLimiter } from './login-limiter.ts';
+import { createLoginLimiter, createSignupLimiter, type LoginLimiter, type SignupLimiter } from './login-limiter.ts';
 import { PAGE_HEADERS, renderTemplate, sendPage, helpers } from './render.ts';
 import { loadSession } from './sessions.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -34,6 +34,8 @@ export interface WebContext {
   /** the site is https: cookies are Secure */
   secure: boolean;
   limiter: LoginLimiter;
+  /** sign-ups per client IP (login-limiter.ts) */
+  signups: SignupLimiter;
   /** Renders a page inside the layout (see render.ts sendPage). */
   page(
     request: FastifyRequest,
@@ -83,6 +85,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
     config,
     secure,
     limiter: createLoginLimiter(),
+    signups: createSignupLimiter(),
     page: (request, reply, view, data, status) => sendPage(request, reply, view, data, { status, secure }),
     errorPage: (request, reply, status, heading, message) =>
       sendPage(request, reply, './error', { title: heading, heading, message }, { status, secure }),

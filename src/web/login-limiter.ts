@@ -41,3 +41,33 @@ export function createLoginLimiter(maxFailures = MAX_FAILURES, windowSeconds = W
     },
   };
 }
+
+/** Accounts one client IP may create through the sign-up form per SIGNUP_WINDOW_SECONDS. */
+export const MAX_SIGNUPS_PER_IP = 20;
+/** The sign-up window: one hour, in seconds. */
+export const SIGNUP_WINDOW_SECONDS = 3600;
+
+export interface SignupLimiter {
+  /** Seconds until `ip` may create another account; 0 when it may now. */
+  blockedFor(ip: string): Promise<number>;
+  /** Counts one account created from `ip`. */
+  created(ip: string): Promise<void>;
+}
+
+/**
+ * Sign-ups per client IP (in memory, per process, like the log-in limits): at most
+ * MAX_SIGNUPS_PER_IP accounts per hour, so one client cannot mass-create accounts; form errors
+ * are not counted.
+ */
+export function createSignupLimiter(max = MAX_SIGNUPS_PER_IP, windowSeconds = SIGNUP_WINDOW_SECONDS): SignupLimiter {
+  const limiter = new RateLimiterMemory({ keyPrefix: 'signup', points: max, duration: windowSeconds });
+  return {
+    async blockedFor(ip) {
+      const r = await limiter.get(ip);
+      return r && r.consumedPoints >= max ? Math.max(1, Math.ceil(r.msBeforeNext / 1000)) : 0;
+    },
+    async created(ip) {
+      await limiter.penalty(ip, 1);
+    },
+  };
+}

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { SESSION_TTL } from '../../src/web/sessions.ts';
 import { safeReturnPath } from '../../src/web/return-path.ts';
+import { MAX_SIGNUPS_PER_IP } from '../../src/web/login-limiter.ts';
 import { ENGINES } from '../helpers/db.ts';
 import { buildTestApp, fixedClock, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { uniqueName } from '../helpers/factories.ts';
@@ -223,6 +224,23 @@ describe.each(ENGINES)('website accounts on %s', (engine) => {
       // another user is not affected
       const other = await buildWebUser(t.services);
       await new WebClient(t.app, '10.1.1.2').login(other.username);
+    });
+
+    it(`sign-up: ${MAX_SIGNUPS_PER_IP} accounts per IP an hour, then 429 with Retry-After and no account; other IPs go on`, async () => {
+      const crowd = new WebClient(t.app, '10.3.0.1');
+      const signup = (c: WebClient, username: string) => c.submit('/signup', '/signup', { username, email: `${username}@example.com`, password: PASSWORD });
+      // a form error does not count
+      html(await crowd.submit('/signup', '/signup', { username: uniqueName('s'), email: '', password: PASSWORD }), 400);
+      for (let i = 0; i < MAX_SIGNUPS_PER_IP; i++) {
+        const res = await signup(new WebClient(t.app, '10.3.0.1'), uniqueName('s'));
+        expect(res.statusCode, res.body).toBe(303);
+      }
+      const refused = uniqueName('s');
+      const res = await signup(crowd, refused);
+      expect(html(res, 429)).toContain('Too many accounts were created from your network');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      expect(await t.db.database.db.selectFrom('users').select('id').where('username', '=', refused).executeTakeFirst()).toBeUndefined();
+      expect((await signup(new WebClient(t.app, '10.3.0.2'), uniqueName('s'))).statusCode).toBe(303);
     });
 
     it('per IP: 10 failures from one address block every log-in from it, not from others', async () => {

@@ -30,6 +30,7 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
    * POST /signup — fields username, email, password (≥ 8 characters), return_to, _csrf.
    * Success: the account (registerUser), a new session, 303 to return_to (or `/?done=welcome`).
    * Invalid input or a taken username: 400 with the form and the reason; nothing is written.
+   * More than MAX_SIGNUPS_PER_IP accounts from the client IP in an hour: 429, nothing written.
    */
   app.post('/signup', async (request, reply) => {
     const form = formOf(request);
@@ -37,7 +38,12 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
     const username = field(form, 'username').trim();
     const email = field(form, 'email').trim();
     const password = field(form, 'password');
-    const again = (error: string) => ctx.page(request, reply, './signup', { title: 'Sign up', returnTo, username, email, error }, 400);
+    const again = (error: string, status = 400) => ctx.page(request, reply, './signup', { title: 'Sign up', returnTo, username, email, error }, status);
+    const wait = await ctx.signups.blockedFor(request.ip);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      return again(`Too many accounts were created from your network in the last hour. Please try again in ${Math.ceil(wait / 60)} minutes.`, 429);
+    }
     if (email === '') return again('Please enter your e-mail address.');
     if (password.length < 8) return again('The password must have at least 8 characters.');
     if (password.length > MAX_PASSWORD_LENGTH) return again(`The password must have at most ${MAX_PASSWORD_LENGTH} characters.`);
@@ -48,6 +54,7 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
       if (err instanceof DomainError && err.code === 'validation') return again(err.message);
       throw err;
     }
+    await ctx.signups.created(request.ip);
     await startSession(s, request, reply, user, ctx.secure);
     return reply.code(303).redirect(returnTo === '/' ? '/?done=welcome' : returnTo);
   });
