@@ -174,7 +174,8 @@ const hoursOf = (c: SearchCriteria, w: { since: number }) => sql`h.hour >= ${Mat
 /**
  * The per-thing scores of a tip-based sort as a relation `(thing_id, score)` holding only things
  * with a score above 0 (few, next to the catalogue): the tip_hours rows of the window (one per
- * thing and hour with tips), or the `things.tips` counter of things that have tip rows.
+ * thing and hour with tips), or the `things.tips` counter of things that have tips (found through
+ * tip_hours, one row per thing and hour, not through every tip).
  */
 function scores(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | undefined {
   const w = windowOf(c);
@@ -185,7 +186,7 @@ function scores(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | undefi
   }
   if (c.sort === 'tips') {
     return sql`select things.id as thing_id, things.tips as score from things
-      where things.id in (select distinct tips.thing_id from tips) and things.tips > 0`;
+      where things.id in (select distinct tip_hours.thing_id from tip_hours) and things.tips > 0`;
   }
   return undefined;
 }

@@ -32,8 +32,10 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const things = await readSearchThings(ctx.services, found.page, request.principal);
     const body = presentSearchResult(found.page.total, page.page, await presentThingsFor(ctx, request, things, full));
     if (!render || !basis) return body;
-    const json = String(reply.type(CONTENT_TYPE.json).serializeInput(body, '200', CONTENT_TYPE.json));
+    // API answers are plain JSON.stringify (src/http/schemas/common.ts `stringify`), so this is the
+    // same body Fastify would send.
+    const json = JSON.stringify(body);
     render.set(found.page, json, basis);
-    return reply.send(json);
+    return reply.type(CONTENT_TYPE.json).send(json);
   });
 }
