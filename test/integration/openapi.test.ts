@@ -15,6 +15,7 @@ import { API, bearer, buildTestApp, json, PUBLIC_URL, type TestApp } from '../he
 import { buildThing, buildUser, type TestUser } from '../helpers/factories.ts';
 import { apiRoutesOf, DOCS_CSP } from '../../src/http/plugins/openapi.ts';
 import { MEDIA } from '../../src/http/schemas/common.ts';
+import { FULL_THING_KEYS } from '../helpers/representations.ts';
 
 type Doc = {
   openapi: string;
@@ -256,24 +257,7 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
       const anon = await t.app.inject({ url: `${API}/things/${thingId}` });
       expectDocumented(anon, path, 'get', 200);
       // The key order of the presenter is kept (JSON.stringify, not fast-json-stringify).
-      expect(Object.keys(JSON.parse(anon.body))).toEqual([
-        'type',
-        'resource',
-        'link',
-        'id',
-        'url',
-        'language',
-        'category',
-        'owner',
-        'hidden',
-        'image',
-        'created_at',
-        'tags',
-        'tips',
-        'tips_user_count',
-        'description',
-        'title',
-      ]);
+      expect(Object.keys(JSON.parse(anon.body))).toEqual(FULL_THING_KEYS);
       const mine = await t.app.inject({ url: `${API}/things/${thingId}`, headers: bearer(owner.token) });
       expectDocumented(mine, path, 'get', 200);
       expect(JSON.parse(mine.body)).toHaveProperty('last_tip_at', 0);

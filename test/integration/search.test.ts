@@ -10,30 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, type TestUser } from '../helpers/factories.ts';
+import { FULL_THING_KEYS } from '../helpers/representations.ts';
 
 const DAY = 86400;
 /** 2026-03-31 12:00 UTC: "now" for every search. */
 const NOW = Date.UTC(2026, 2, 31, 12) / 1000;
 const CREATED = Date.UTC(2024, 11, 1) / 1000;
 
-const THING_KEYS = [
-  'category',
-  'created_at',
-  'description',
-  'hidden',
-  'id',
-  'image',
-  'language',
-  'link',
-  'owner',
-  'resource',
-  'tags',
-  'tips',
-  'tips_user_count',
-  'title',
-  'type',
-  'url',
-];
+const THING_KEYS = [...FULL_THING_KEYS].sort();
 const ERROR_URI = `${PUBLIC_URL}/docs/api#search`;
 
 describe.each(ENGINES)('GET /things/search on %s', (engine) => {

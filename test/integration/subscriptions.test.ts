@@ -12,6 +12,7 @@ import { buildThing, buildUser, tokenWith, type TestUser } from '../helpers/fact
 import { renewSubscriptions } from '../../src/domain/subscriptions.ts';
 import { getMoneySummary } from '../../src/domain/money/account.ts';
 import { fundUser } from '../../src/domain/users.ts';
+import { FULL_THING_KEYS } from '../helpers/representations.ts';
 
 /** 2025-06-10T12:00:00Z */
 const T0 = Date.UTC(2025, 5, 10, 12) / 1000;
@@ -20,10 +21,7 @@ const JULY = Date.UTC(2025, 6, 1) / 1000;
 
 const CONFIRMATION_KEYS = ['type', 'resource', 'link', 'id', 'tips', 'url', 'title', 'image'];
 const SUBSCRIPTION_KEYS = ['type', 'active', 'created_at', 'started_at', 'thing'];
-const THING_KEYS = [
-  'type', 'resource', 'link', 'id', 'url', 'language', 'category', 'owner', 'hidden', 'image', 'created_at', 'tags', 'tips',
-  'tips_user_count', 'description', 'title', 'tipped', 'subscribed',
-];
+const THING_KEYS = [...FULL_THING_KEYS, 'tipped', 'subscribed'];
 const sorted = (keys: string[]) => [...keys].sort();
 
 function expectError(res: LightMyRequestResponse, status: number, code: string): void {

@@ -7,27 +7,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, tokenWith, uniqueName, type TestUser } from '../helpers/factories.ts';
+import { FULL_THING_KEYS } from '../helpers/representations.ts';
 
 const START = 1_700_000_000;
 
-const THING_KEYS = [
-  'category',
-  'created_at',
-  'description',
-  'hidden',
-  'id',
-  'image',
-  'language',
-  'link',
-  'owner',
-  'resource',
-  'tags',
-  'tips',
-  'tips_user_count',
-  'title',
-  'type',
-  'url',
-].sort();
+const THING_KEYS = [...FULL_THING_KEYS].sort();
 const VIEWER_KEYS = [...THING_KEYS, 'subscribed', 'tipped'].sort();
 const OWNER_KEYS = [...VIEWER_KEYS, 'last_tip_at', 'updated_at'].sort();
 const SUMMARY_KEYS = ['link', 'resource', 'type', 'username'];

@@ -11,6 +11,7 @@ import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp }
 import { buildThing, buildUser, tokenWith, uniqueName, type TestUser } from '../helpers/factories.ts';
 import { fundUser } from '../../src/domain/users.ts';
 import { issueToken } from '../../src/domain/tokens.ts';
+import { FULL_THING_KEYS } from '../helpers/representations.ts';
 
 const AUTO = `${PUBLIC_URL}/submit/auto`;
 /** 2025-06-10T12:00:00Z */
@@ -21,26 +22,8 @@ const TIP_KEYS = ['type', 'thing', 'owner', 'created_at'];
 const SHORT_THING_KEYS = ['type', 'resource', 'link', 'id', 'url', 'title', 'image', 'tips', 'owner'];
 const SUMMARY_KEYS = ['type', 'resource', 'link', 'username'];
 const FULL_USER_KEYS = ['type', 'resource', 'link', 'username', 'firstname', 'lastname', 'avatar', 'about', 'city', 'country', 'url'];
-const FULL_THING_KEYS = [
-  'type',
-  'resource',
-  'link',
-  'id',
-  'url',
-  'language',
-  'category',
-  'owner',
-  'hidden',
-  'image',
-  'created_at',
-  'tags',
-  'tips',
-  'tips_user_count',
-  'description',
-  'title',
-];
 
-const sorted = (keys: string[]) => [...keys].sort();
+const sorted = (keys: readonly string[]) => [...keys].sort();
 
 function expectError(res: LightMyRequestResponse, status: number, code: string): void {
   expect(res.statusCode, res.body).toBe(status);
