@@ -15,6 +15,11 @@
  *   seen, only the tip sorts, whose windows move with the clock.
  * A write acknowledged by this process is therefore in every later search it answers.
  * Concurrent identical searches share one computation, unless something changed since it began.
+ *
+ * Eviction is a segmented LRU: a new result goes into a small probation segment and moves into
+ * the protected segment (four fifths of `maxEntries`) the first time it is asked for again. So a
+ * stream of searches asked once each (the long tail) churns only the probation segment and never
+ * pushes out the popular searches, whose misses are the expensive ones (a broad word, 5–35 ms).
  */
 import { LRUCache } from 'lru-cache';
 import { changeCounters, type ChangeCounters } from '../db/changes.ts';
@@ -22,7 +27,7 @@ import type { Database } from '../db/connect.ts';
 import type { SearchCriteria, SearchPage } from '../db/repositories/search.ts';
 
 export interface SearchCacheOptions {
-  /** most entries kept (least recently used go first) */
+  /** most results kept, both segments together (at least 2; see the file comment) */
   maxEntries: number;
   /** seconds an entry may be served, by the service clock; 0 turns the cache off */
   maxAgeSeconds: number;
@@ -51,14 +56,37 @@ export interface SearchCacheStats {
 
 export class SearchCache {
   readonly stats: SearchCacheStats = { hits: 0, misses: 0 };
-  private readonly entries: LRUCache<string, Entry>;
+  /** results asked for once so far (least recently used go first) */
+  private readonly probation: LRUCache<string, Entry>;
+  /** results asked for again while on probation */
+  private readonly protected: LRUCache<string, Entry>;
   private readonly inflight = new Map<string, Promise<Entry>>();
 
   constructor(
     private readonly database: Database,
     private readonly options: SearchCacheOptions,
   ) {
-    this.entries = new LRUCache<string, Entry>({ max: Math.max(1, options.maxEntries) });
+    const total = Math.max(2, options.maxEntries);
+    const protectedEntries = Math.max(1, Math.floor((total * 4) / 5));
+    this.protected = new LRUCache<string, Entry>({ max: protectedEntries });
+    this.probation = new LRUCache<string, Entry>({ max: total - protectedEntries });
+  }
+
+  /** The kept result for `key`, if any, moving it to the protected segment when it was on probation. */
+  private lookup(key: string): Entry | undefined {
+    const kept = this.protected.get(key);
+    if (kept) return kept;
+    const trial = this.probation.get(key);
+    if (trial) {
+      this.probation.delete(key);
+      this.protected.set(key, trial);
+    }
+    return trial;
+  }
+
+  /** How many results are kept (both segments). */
+  get size(): number {
+    return this.protected.size + this.probation.size;
   }
 
   /**
@@ -66,26 +94,28 @@ export class SearchCache {
    * `compute` and kept.
    * @param c the search, whose `now` (Unix seconds) dates the entry
    * @param compute runs the search (db/repositories/search.ts searchThingIds)
-   * @returns the page (the same object for as long as the entry is served) and whether it came
-   *   from the cache
+   * @returns the page (the same object for as long as the entry is served), whether it came
+   *   from the cache, and `Database.externalChanges()` as read for this lookup (SQLite; undefined
+   *   elsewhere or with the cache off), for the rendered answers to check against without a
+   *   second read
    * @throws whatever `compute` throws; nothing is cached then.
    */
-  async page(c: SearchCriteria, compute: () => Promise<SearchPage>): Promise<{ page: SearchPage; hit: boolean }> {
+  async page(c: SearchCriteria, compute: () => Promise<SearchPage>): Promise<{ page: SearchPage; hit: boolean; external?: number }> {
     if (this.options.maxAgeSeconds <= 0) return { page: await compute(), hit: false };
     const key = cacheKey(c);
     const tipSorted = c.sort !== 'relevance';
     const now = this.basis(c.now);
-    const cached = this.entries.get(key);
+    const cached = this.lookup(key);
     if (cached && this.fresh(cached, now)) {
       this.stats.hits++;
-      return { page: cached.page, hit: true };
+      return { page: cached.page, hit: true, external: this.database.externalChanges ? now.external : undefined };
     }
     const running = this.inflight.get(key);
     if (running) {
       const entry = await running;
       if (this.fresh(entry, now)) {
         this.stats.hits++;
-        return { page: entry.page, hit: true };
+        return { page: entry.page, hit: true, external: this.database.externalChanges ? now.external : undefined };
       }
     }
     this.stats.misses++;
@@ -93,8 +123,10 @@ export class SearchCache {
     this.inflight.set(key, computation);
     try {
       const entry = await computation;
-      this.entries.set(key, entry);
-      return { page: entry.page, hit: false };
+      // A result recomputed because its kept one went stale stays in the segment it had earned.
+      if (this.protected.has(key)) this.protected.set(key, entry);
+      else this.probation.set(key, entry);
+      return { page: entry.page, hit: false, external: this.database.externalChanges ? now.external : undefined };
     } finally {
       if (this.inflight.get(key) === computation) this.inflight.delete(key);
     }

@@ -5,12 +5,14 @@
  *
  * Exact, so SQLite only (where every change is seen): an answer is kept with the version of each
  * of its things' rows (db/changes.ts) and of the database (`Database.externalChanges`), taken
- * before the things were read; it is served only while none of them moved. It lives as long as the
- * search cache serves its page (a WeakMap keyed by the page), and is made only for pages the search
- * cache answered, i.e. searches asked at least twice, and only for the short representation
+ * before the things were read; it is served only while none of them moved. It is kept for the page
+ * object the search cache serves (a recomputed page is a new object, so its answer is made anew),
+ * least recently used first out, at most `maxBytes` of JSON in all; it is made only for pages the
+ * search cache answered, i.e. searches asked at least twice, and only for the short representation
  * (with `full` the owners' profiles, which are not versioned here, are part of the answer). XML and
  * JSONP are made from it by the formats plugin, like any JSON answer.
  */
+import { LRUCache } from 'lru-cache';
 import { thingVersion } from '../db/changes.ts';
 import type { Database } from '../db/connect.ts';
 import type { SearchPage } from '../db/repositories/search.ts';
@@ -26,26 +28,44 @@ interface Rendered {
   basis: RenderBasis;
 }
 
-export class SearchRenderCache {
-  private readonly rendered = new WeakMap<SearchPage, Rendered>();
+/** Default bound of the kept answers' JSON, in bytes (≈ 1,000 answers of 30 things). */
+export const DEFAULT_RENDER_CACHE_BYTES = 16 * 1024 * 1024;
 
-  /** @throws Error for a database whose changes by others cannot be seen (PostgreSQL) */
-  constructor(private readonly database: Database) {
+export class SearchRenderCache {
+  private readonly rendered: LRUCache<SearchPage, Rendered>;
+
+  /**
+   * @param maxBytes most JSON kept, in bytes (counted as string length: the answers are escaped
+   *   JSON, mostly one byte a character); an answer larger than that is not kept
+   * @throws Error for a database whose changes by others cannot be seen (PostgreSQL)
+   */
+  constructor(
+    private readonly database: Database,
+    maxBytes = DEFAULT_RENDER_CACHE_BYTES,
+  ) {
     if (!database.externalChanges) throw new Error('rendered search answers need a database whose external changes can be seen (SQLite)');
+    this.rendered = new LRUCache<SearchPage, Rendered>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (r) => Math.max(1, r.json.length) });
   }
 
-  /** The kept answer for `page`, if none of its things changed since it was made. */
-  get(page: SearchPage): string | undefined {
+  /**
+   * The kept answer for `page`, if none of its things changed since it was made.
+   * @param external `Database.externalChanges()` as read for this request (by the search cache's
+   *   lookup, FoundPage.external); read now when not given
+   */
+  get(page: SearchPage, external = this.database.externalChanges!()): string | undefined {
     const r = this.rendered.get(page);
-    if (!r || r.basis.external !== this.database.externalChanges!()) return undefined;
+    if (!r || r.basis.external !== external) return undefined;
     const { versions } = r.basis;
     for (let i = 0; i < page.ids.length; i++) if (thingVersion(page.ids[i]!) !== versions[i]) return undefined;
     return r.json;
   }
 
-  /** The versions of `page`'s things and of the database now: take them before reading the things. */
-  basis(page: SearchPage): RenderBasis {
-    return { external: this.database.externalChanges!(), versions: page.ids.map(thingVersion) };
+  /**
+   * The versions of `page`'s things and of the database now: take them before reading the things.
+   * @param external as for `get`: a value read earlier in the request is as good (older is safe)
+   */
+  basis(page: SearchPage, external = this.database.externalChanges!()): RenderBasis {
+    return { external, versions: page.ids.map(thingVersion) };
   }
 
   /** Keeps `json`, made from things read after `basis` was taken. */

@@ -1,0 +1,77 @@
+/**
+ * What the search caches keep when they are full (docs/adr/0015): the search result cache is a
+ * segmented LRU, so searches asked once each (the long tail) never push out a search asked again;
+ * the rendered answers are bounded by their size in bytes.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/connect.ts';
+import type { SearchCriteria, SearchPage } from '../../src/db/repositories/search.ts';
+import { SearchCache } from '../../src/domain/search-cache.ts';
+import { SearchRenderCache } from '../../src/http/search-render-cache.ts';
+
+/** A SQLite-like database whose other connections never write: only the caches' view of it. */
+const quietDatabase = { engine: 'sqlite', externalChanges: () => 1 } as unknown as Database;
+
+const criteria = (word: string): SearchCriteria => ({ words: [word], sort: 'relevance', now: 1_000, page: 1, count: 30 });
+
+describe('search result cache eviction (segmented LRU)', () => {
+  /** Asks for `word` and says whether it had to be computed. */
+  const ask = async (cache: SearchCache, word: string): Promise<'computed' | 'cached'> => {
+    let computed = false;
+    await cache.page(criteria(word), async () => {
+      computed = true;
+      return { total: 1, ids: [word.length] };
+    });
+    return computed ? 'computed' : 'cached';
+  };
+
+  it('a search asked twice stays cached through a flood of searches asked once each', async () => {
+    const cache = new SearchCache(quietDatabase, { maxEntries: 10, maxAgeSeconds: 60 });
+    expect(await ask(cache, 'popular')).toBe('computed');
+    expect(await ask(cache, 'popular')).toBe('cached');
+    for (let i = 0; i < 100; i++) expect(await ask(cache, `once${i}`)).toBe('computed');
+    expect(await ask(cache, 'popular')).toBe('cached');
+    expect(cache.size).toBeLessThanOrEqual(10);
+  });
+
+  it('a search asked once is kept on probation: asked again soon it is a hit, after many newer one-offs it is computed again', async () => {
+    const cache = new SearchCache(quietDatabase, { maxEntries: 10, maxAgeSeconds: 60 });
+    await ask(cache, 'first');
+    expect(await ask(cache, 'first')).toBe('cached');
+    await ask(cache, 'second');
+    for (let i = 0; i < 20; i++) await ask(cache, `newer${i}`);
+    expect(await ask(cache, 'second')).toBe('computed');
+    expect(await ask(cache, 'first')).toBe('cached');
+  });
+
+  it('the protected searches are themselves least recently used first out', async () => {
+    const cache = new SearchCache(quietDatabase, { maxEntries: 5, maxAgeSeconds: 60 }); // 4 protected, 1 on probation
+    for (const word of ['a', 'b', 'c', 'd', 'e']) {
+      await ask(cache, word);
+      await ask(cache, word); // promoted
+    }
+    // 'a' was the least recently used of the five promoted: it had to go.
+    expect(await ask(cache, 'a')).toBe('computed');
+    expect(await ask(cache, 'e')).toBe('cached');
+    expect(cache.size).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('rendered search answers are bounded in bytes', () => {
+  const page = (id: number): SearchPage => ({ total: 1, ids: [id] });
+
+  it('keeps answers up to the bound, least recently used first out, and never one larger than the bound', () => {
+    const render = new SearchRenderCache(quietDatabase, 100);
+    const [a, b, c, big] = [page(1), page(2), page(3), page(4)];
+    render.set(a, 'a'.repeat(40), render.basis(a));
+    render.set(b, 'b'.repeat(40), render.basis(b));
+    expect(render.get(a)).toBe('a'.repeat(40)); // a is now the most recently used
+    render.set(c, 'c'.repeat(40), render.basis(c)); // 120 bytes > 100: b goes
+    expect(render.get(b)).toBeUndefined();
+    expect(render.get(a)).toBe('a'.repeat(40));
+    expect(render.get(c)).toBe('c'.repeat(40));
+    render.set(big, 'x'.repeat(101), render.basis(big));
+    expect(render.get(big)).toBeUndefined();
+    expect(render.get(c)).toBe('c'.repeat(40));
+  });
+});
