@@ -5,13 +5,15 @@
  * it. Plain JavaScript (type-checked through JSDoc) so that it starts in any runtime — the server
  * under tsx, the tests under Vitest — without a TypeScript loader in the thread.
  *
- * Messages in: `{ id, sql, parameters }`; out: `{ id, rows }` or `{ id, error: { message, code } }`.
+ * Messages in: `{ id, sql, parameters, then? }`, sent to every thread; the thread that claims the
+ * query (workerData.claims, see reader.ts) answers `{ id, rows }` — with `followUpRows` when
+ * `then` (a FollowUp, reader.ts) was asked for and ran — or `{ id, error: { message, code } }`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 
-/** @type {{ path: string }} */
-const { path } = workerData;
+/** @type {{ path: string, claims: Int32Array }} */
+const { path, claims } = workerData;
 const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 10000');
 
@@ -32,11 +34,29 @@ function statement(sql) {
 }
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
-port.on('message', (/** @type {{ id: number, sql: string, parameters: unknown[] }} */ m) => {
+/**
+ * Runs one read-only statement.
+ * @param {string} sql
+ * @param {unknown[]} parameters
+ */
+function all(sql, parameters) {
+  const st = statement(sql);
+  if (!st.reader) throw new Error('the read thread runs only statements that return rows');
+  return st.all(...parameters);
+}
+
+/** @typedef {{ sql: string, parameters: unknown[], minRows: number, ifEmpty: boolean }} FollowUp */
+port.on('message', (/** @type {{ id: number, sql: string, parameters: unknown[], then?: FollowUp }} */ m) => {
+  // Every thread gets every query; the first free one claims it, the others skip it (reader.ts).
+  if (Atomics.exchange(claims, m.id % claims.length, m.id) === m.id) return;
   try {
-    const st = statement(m.sql);
-    if (!st.reader) throw new Error('the read thread runs only statements that return rows');
-    port.postMessage({ id: m.id, rows: st.all(...m.parameters) });
+    const rows = all(m.sql, m.parameters);
+    const then = m.then;
+    if (then && (rows.length >= then.minRows || (then.ifEmpty && rows.length === 0))) {
+      port.postMessage({ id: m.id, rows, followUpRows: all(then.sql, then.parameters) });
+    } else {
+      port.postMessage({ id: m.id, rows });
+    }
   } catch (err) {
     const e = /** @type {{ message?: string, code?: string }} */ (err);
     port.postMessage({ id: m.id, error: { message: String(e?.message ?? err), code: e?.code } });

@@ -2,7 +2,7 @@
  * The SQLite read threads (src/db/reader.ts, src/db/read-worker.mjs) behind Database.offThread:
  * they answer like the server's own connection, see what it committed, refuse writes, report
  * SQLite's errors with their code and keep working, and a slow query on one thread does not hold
- * up a quick one sent after it.
+ * up the queries sent after it (the threads share one queue).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,5 +53,30 @@ describe('SQLite read threads', () => {
     const quick = offThread(sql`select 1 as n`).then(() => order.push('quick'));
     await Promise.all([slow, quick]);
     expect(order).toEqual(['quick', 'slow']);
+  });
+
+  it('runs a follow-up query right after the first only when the first one\'s row count calls for it', async () => {
+    const numbers = (n: number) => sql<{ x: number }>`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${n}) select x from c`;
+    const total = sql<{ n: number }>`select 7 as n`.compile(database.db);
+    const then = (n: number, ifEmpty = false) => database.offThreadThen!(numbers(n).compile(database.db), { query: total, minRows: 3, ifEmpty });
+    expect(await then(3)).toEqual({ rows: [{ x: 1 }, { x: 2 }, { x: 3 }], followUpRows: [{ n: 7 }] });
+    expect(await then(2)).toEqual({ rows: [{ x: 1 }, { x: 2 }] });
+    const none = sql<{ x: number }>`select 1 as x where 0`.compile(database.db);
+    expect(await database.offThreadThen!(none, { query: total, minRows: 3, ifEmpty: true })).toEqual({ rows: [], followUpRows: [{ n: 7 }] });
+    expect(await database.offThreadThen!(none, { query: total, minRows: 3, ifEmpty: false })).toEqual({ rows: [] });
+    await expect(database.offThreadThen!(numbers(3).compile(database.db), { query: sql`select * from no_such_table`.compile(database.db), minRows: 1, ifEmpty: false })).rejects.toMatchObject({ code: 'SQLITE_ERROR' });
+  });
+
+  it('queries posted while both threads are busy go to the first one free: none waits behind the slow one', async () => {
+    const order: string[] = [];
+    const count = (n: number) => sql`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${n}) select count(*) as n from c`;
+    const slow = offThread(count(4_000_000)).then(() => order.push('slow'));
+    const medium = offThread(count(200_000)).then(() => order.push('medium'));
+    // Both threads now have a query; each of these is taken by whichever thread is free first —
+    // the one that ran the medium query — never queued behind the slow one.
+    const quick = Array.from({ length: 6 }, (_, i) => offThread(sql<{ n: number }>`select ${i} as n`).then((rows) => order.push(`quick${rows[0]!.n}`)));
+    await Promise.all([slow, medium, ...quick]);
+    expect(order.at(-1)).toBe('slow');
+    expect(order.filter((x) => x.startsWith('quick'))).toHaveLength(6);
   });
 });
