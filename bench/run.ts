@@ -51,6 +51,7 @@
  *                       PostgreSQL schema named in ?schema=) and import everything again. A SQLite
  *                       bench database whose migrations no longer apply is rebuilt automatically.
  *   BENCH_SCENARIOS     comma list of scenarios to run: things,search,tips (default all)
+ *   BENCH_SERVER_NODE_FLAGS  extra `node` flags for the server processes, e.g. `--trace-gc`
  *   BENCH_CPU_PROF      1: run the servers with `node --cpu-prof`; profiles (one per server
  *                       process, covering all its scenarios) go to bench/results/prof/; summarise
  *                       one with `node --import tsx bench/profile-summary.ts <file.cpuprofile>`
@@ -99,6 +100,7 @@ const settings = {
   postgresUrl: process.env.BENCH_DATABASE_URL || undefined,
   skipSqlite: process.env.BENCH_SKIP_SQLITE === '1',
   cpuProf: process.env.BENCH_CPU_PROF === '1',
+  serverNodeFlags: (process.env.BENCH_SERVER_NODE_FLAGS || '').split(/\s+/).filter(Boolean),
   reset: process.env.BENCH_RESET === '1',
   scenarios: new Set((process.env.BENCH_SCENARIOS || 'things,search,tips').split(',').map((x) => x.trim())),
 };
@@ -212,7 +214,7 @@ async function startTipjar(engine: string, url: string, processes: number): Prom
     for (let i = 0; i < processes; i++) {
       const server = await startServer({
         name: `tipjar-${engine}-${i + 1}`,
-        args: [...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`] : []), 'bin/tipjar.js', 'serve'],
+        args: [...settings.serverNodeFlags, ...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`] : []), 'bin/tipjar.js', 'serve'],
         cwd: ROOT,
         env: childEnv({
           DATABASE_URL: url,

@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from 'kysely';
-import { createSqliteReader } from './reader.ts';
+import { createSqliteReader, type FollowUp } from './reader.ts';
 import { RAW_ROWS } from './raw-rows.ts';
 import type { DB } from './schema.ts';
 
@@ -33,6 +33,11 @@ export interface Database {
    * never block the event loop) and on `sqlite::memory:`.
    */
   offThread?<R>(query: CompiledQuery<R>): Promise<R[]>;
+  /**
+   * Like `offThread`, and runs `followUp.query` right after it on the same thread when the first
+   * query's row count calls for it (db/reader.ts FollowUp): one wait in the threads' queue, not two.
+   */
+  offThreadThen?<R, F>(query: CompiledQuery<R>, followUp: FollowUp<F>): Promise<{ rows: R[]; followUpRows?: F[] }>;
   close(): Promise<void>;
 }
 
@@ -133,7 +138,12 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       db,
       engine: 'sqlite',
       externalChanges: () => dataVersion.get() as number,
-      ...(reader ? { offThread: <R>(query: CompiledQuery<R>) => reader.all(query) } : {}),
+      ...(reader
+        ? {
+            offThread: <R>(query: CompiledQuery<R>) => reader.all(query),
+            offThreadThen: <R, F>(query: CompiledQuery<R>, followUp: FollowUp<F>) => reader.allThen(query, followUp),
+          }
+        : {}),
       close: async () => {
         clearInterval(timer);
         await reader?.close();

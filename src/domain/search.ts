@@ -29,6 +29,8 @@ const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 export interface FoundPage {
   page: SearchPage;
   hit: boolean;
+  /** SQLite with the search cache: `Database.externalChanges()` as read when the cache was asked */
+  external?: number;
 }
 
 /** The raw query parameters of `GET /things/search` (strings, possibly repeated). */

@@ -213,13 +213,41 @@ function reader(database: Database): Read {
   return async (query) => (await query.execute(db)).rows;
 }
 
+/**
+ * The ids of one page of `m` in `order`, and the total: when the page is neither empty nor full
+ * it is the last one and tells the total (most searches, a narrow word, need no count); otherwise
+ * the matches are counted, on SQLite's read thread right after the page (Database.offThreadThen:
+ * one wait in the threads' queue, not two).
+ */
+async function pageAndTotal(database: Database, c: SearchCriteria, m: RawBuilder<unknown>, order: RawBuilder<unknown>, offset: number): Promise<SearchPage> {
+  const page = sql<{ id: number | string }>`select m.id as id from (${m}) as m order by ${order} limit ${c.count} offset ${offset}`;
+  const counted = countOf(m);
+  const needsCount = (found: number) => found >= c.count || (found === 0 && offset > 0);
+  const { db, offThreadThen } = database;
+  let rows: { id: number | string }[];
+  let countRows: { n: number | string }[] | undefined;
+  if (offThreadThen) {
+    ({ rows, followUpRows: countRows } = await offThreadThen(page.compile(db), { query: counted.compile(db), minRows: c.count, ifEmpty: offset > 0 }));
+  } else {
+    rows = (await page.execute(db)).rows;
+    if (needsCount(rows.length)) countRows = (await counted.execute(db)).rows;
+  }
+  const ids = rows.map((row) => Number(row.id));
+  if (!needsCount(ids.length)) return { total: offset + ids.length, ids };
+  if (!countRows) throw new Error('search: the matches were not counted');
+  return { total: Number(countRows[0]?.n ?? 0), ids };
+}
+
 async function ids(read: Read, query: RawBuilder<unknown>): Promise<number[]> {
   const rows = await read(sql<{ id: number | string }>`${query}`);
   return rows.map((row) => Number(row.id));
 }
 
+/** How many rows `query` has, as a one-row relation `(n)`. */
+const countOf = (query: RawBuilder<unknown>) => sql<{ n: number | string }>`select count(*) as n from (${query}) as counted`;
+
 async function count(read: Read, query: RawBuilder<unknown>): Promise<number> {
-  const rows = await read(sql<{ n: number | string }>`select count(*) as n from (${query}) as counted`);
+  const rows = await read(countOf(query));
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -249,12 +277,7 @@ export async function searchThingIds(database: Database, c: SearchCriteria): Pro
   // A word search with a tip sort scores each match through the tips(thing_id, created_at) index:
   // the matches are few next to the tips of a window.
   const order = perMatch ? sql`${perMatch} desc, m.id desc` : c.words && c.sort === 'relevance' ? sql`m.rank, m.id desc` : sql`m.id desc`;
-  const pageIds = await ids(read, sql`select m.id as id from (${m}) as m order by ${order} limit ${c.count} offset ${offset}`);
-  // A page neither empty nor full is the last one, so it tells the total: most searches (a
-  // narrow word) need no second pass over their matches.
-  const last = pageIds.length < c.count && (pageIds.length > 0 || offset === 0);
-  const total = last ? offset + pageIds.length : await count(read, m);
-  return { total, ids: pageIds };
+  return pageAndTotal(database, c, m, order, offset);
 }
 
 /**

@@ -26,9 +26,9 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
     // An anonymous search the search cache answered: its rendered answer, while its things are
     // unchanged (src/http/search-render-cache.ts). Not with `full`: owners' profiles can change.
     const render = found.hit && !request.principal && !full ? ctx.searchRender : undefined;
-    const rendered = render?.get(found.page);
+    const rendered = render?.get(found.page, found.external);
     if (rendered !== undefined) return reply.type(CONTENT_TYPE.json).send(rendered);
-    const basis = render?.basis(found.page);
+    const basis = render?.basis(found.page, found.external);
     const things = await readSearchThings(ctx.services, found.page, request.principal);
     const body = presentSearchResult(found.page.total, page.page, await presentThingsFor(ctx, request, things, full));
     if (!render || !basis) return body;
