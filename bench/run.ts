@@ -105,6 +105,13 @@ const settings = {
   scenarios: new Set((process.env.BENCH_SCENARIOS || 'things,search,tips').split(',').map((x) => x.trim())),
 };
 
+/** Tipjar settings the servers inherit from the bench's environment that change its figures (README "Configuration"). */
+const SERVER_SETTINGS = Object.fromEntries(
+  ['SQLITE_READ_THREADS', 'SQLITE_CACHE_MB', 'SQLITE_SYNCHRONOUS', 'SEARCH_CACHE_SECONDS', 'SEARCH_CACHE_ENTRIES', 'DATABASE_POOL_SIZE']
+    .filter((k) => process.env[k] !== undefined)
+    .map((k) => [k, process.env[k]!]),
+);
+
 const BUDGET = { thingsRatio: 0.5, thingsP99Ms: 10, tipsPerSec: 5000, searchP99Ms: 50, rssMb: 300 };
 const API = '/rest/v2';
 
@@ -554,6 +561,8 @@ async function main(): Promise<void> {
   console.log(
     `  load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at start (other processes share these CPUs: figures are noisy when it is high)`,
   );
+  const serverSettings = Object.entries(SERVER_SETTINGS).map(([k, v]) => `${k}=${v}`);
+  if (serverSettings.length) console.log(`  server settings from the environment: ${serverSettings.join(' ')}`);
   if (settings.skipSqlite && !settings.postgresUrl) throw new Error('BENCH_SKIP_SQLITE=1 needs BENCH_DATABASE_URL');
   const engines: EngineReport[] = [];
   const baselines: Record<string, LoadFigures> = {};
@@ -565,7 +574,7 @@ async function main(): Promise<void> {
       node: process.version,
       cpus: cpus().length,
       loadAverageAtStart,
-      settings: { ...settings, postgresUrl: redact(settings.postgresUrl), scenarios: [...settings.scenarios] },
+      settings: { ...settings, postgresUrl: redact(settings.postgresUrl), scenarios: [...settings.scenarios], server: SERVER_SETTINGS },
       budgets: BUDGET,
       baselines,
       engines,
