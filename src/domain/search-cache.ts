@@ -105,17 +105,18 @@ export class SearchCache {
     const key = cacheKey(c);
     const tipSorted = c.sort !== 'relevance';
     const now = this.basis(c.now);
+    const external = this.database.externalChanges ? now.external : undefined;
     const cached = this.lookup(key);
     if (cached && this.fresh(cached, now)) {
       this.stats.hits++;
-      return { page: cached.page, hit: true, external: this.database.externalChanges ? now.external : undefined };
+      return { page: cached.page, hit: true, external };
     }
     const running = this.inflight.get(key);
     if (running) {
       const entry = await running;
       if (this.fresh(entry, now)) {
         this.stats.hits++;
-        return { page: entry.page, hit: true, external: this.database.externalChanges ? now.external : undefined };
+        return { page: entry.page, hit: true, external };
       }
     }
     this.stats.misses++;
@@ -126,7 +127,7 @@ export class SearchCache {
       // A result recomputed because its kept one went stale stays in the segment it had earned.
       if (this.protected.has(key)) this.protected.set(key, entry);
       else this.probation.set(key, entry);
-      return { page: entry.page, hit: false, external: this.database.externalChanges ? now.external : undefined };
+      return { page: entry.page, hit: false, external };
     } finally {
       if (this.inflight.get(key) === computation) this.inflight.delete(key);
     }
