@@ -76,7 +76,12 @@ export const SettingsSchema = Type.Object({
     description:
       'how long a search result may be served from the cache, in seconds (0: off); writes made by this process show at once, those of other instances on a shared PostgreSQL within this time',
   }),
-  SEARCH_CACHE_ENTRIES: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2_000, description: 'most search results the cache keeps (least recently used go first)' }),
+  SEARCH_CACHE_ENTRIES: Type.Integer({
+    minimum: 2,
+    maximum: 1_000_000,
+    default: 2_000,
+    description: 'most search results the cache keeps; four fifths are kept for searches asked more than once (segmented LRU)',
+  }),
   TRUST_PROXY: Type.String({
     minLength: 1,
     default: 'false',

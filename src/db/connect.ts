@@ -79,7 +79,6 @@ const pgTypes = {
   },
 };
 
-
 /**
  * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query anew.
  * Caching compiled statements by SQL text is worth ~+50 % on point reads (DESIGN.md). Kysely never

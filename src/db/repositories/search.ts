@@ -222,12 +222,13 @@ function reader(database: Database): Read {
 async function pageAndTotal(database: Database, c: SearchCriteria, m: RawBuilder<unknown>, order: RawBuilder<unknown>, offset: number): Promise<SearchPage> {
   const page = sql<{ id: number | string }>`select m.id as id from (${m}) as m order by ${order} limit ${c.count} offset ${offset}`;
   const counted = countOf(m);
-  const needsCount = (found: number) => found >= c.count || (found === 0 && offset > 0);
+  const when = { minRows: c.count, ifEmpty: offset > 0 };
+  const needsCount = (found: number) => found >= when.minRows || (when.ifEmpty && found === 0);
   const { db, offThreadThen } = database;
   let rows: { id: number | string }[];
   let countRows: { n: number | string }[] | undefined;
   if (offThreadThen) {
-    ({ rows, followUpRows: countRows } = await offThreadThen(page.compile(db), { query: counted.compile(db), minRows: c.count, ifEmpty: offset > 0 }));
+    ({ rows, followUpRows: countRows } = await offThreadThen(page.compile(db), { query: counted.compile(db), ...when }));
   } else {
     rows = (await page.execute(db)).rows;
     if (needsCount(rows.length)) countRows = (await counted.execute(db)).rows;
@@ -273,11 +274,17 @@ export async function searchThingIds(database: Database, c: SearchCriteria): Pro
   const perMatch = c.words ? matchScore(engine, c, sql`m.id`) : undefined;
   const scored = perMatch ? undefined : scores(engine, c);
   if (scored) return scoredSearch(read, c, m, scored, offset);
+  return pageAndTotal(database, c, m, matchOrder(c, perMatch), offset);
+}
 
-  // A word search with a tip sort scores each match through the tips(thing_id, created_at) index:
-  // the matches are few next to the tips of a window.
-  const order = perMatch ? sql`${perMatch} desc, m.id desc` : c.words && c.sort === 'relevance' ? sql`m.rank, m.id desc` : sql`m.id desc`;
-  return pageAndTotal(database, c, m, order, offset);
+/**
+ * The order of the matches `m` of a page query: by `perMatch` score — a word search with a tip
+ * sort scores each match through its tip_hours rows (or counter): the matches are few next to the
+ * tips of a window — else by rank for a word search by relevance, else newest first.
+ */
+function matchOrder(c: SearchCriteria, perMatch: RawBuilder<unknown> | undefined): RawBuilder<unknown> {
+  if (perMatch) return sql`${perMatch} desc, m.id desc`;
+  return c.words && c.sort === 'relevance' ? sql`m.rank, m.id desc` : sql`m.id desc`;
 }
 
 /**
@@ -303,13 +310,8 @@ async function scoredSearch(read: Read, c: SearchCriteria, m: RawBuilder<unknown
  * few enough to order whole. A second query counts only when the page is past the end.
  */
 async function postgresWordSearch(read: Read, engine: Engine, c: SearchCriteria, m: RawBuilder<unknown>, offset: number): Promise<SearchPage> {
-  const perMatch = matchScore(engine, c, sql`m.id`);
-  const query = perMatch
-    ? sql`select m.id as id, count(*) over () as total from (${m}) as m order by ${perMatch} desc, m.id desc limit ${c.count} offset ${offset}`
-    : c.sort === 'relevance'
-      ? sql`select m.id as id, count(*) over () as total from (${m}) as m order by m.rank, m.id desc limit ${c.count} offset ${offset}`
-      : sql`select m.id as id, count(*) over () as total from (${m}) as m order by m.id desc limit ${c.count} offset ${offset}`;
-  const rows = await read(sql<{ id: number | string; total: number | string }>`${query}`);
+  const order = matchOrder(c, matchScore(engine, c, sql`m.id`));
+  const rows = await read(sql<{ id: number | string; total: number | string }>`select m.id as id, count(*) over () as total from (${m}) as m order by ${order} limit ${c.count} offset ${offset}`);
   if (rows.length === 0) return { total: offset === 0 ? 0 : await count(read, m), ids: [] };
   return { total: Number(rows[0]!.total), ids: rows.map((row) => Number(row.id)) };
 }
