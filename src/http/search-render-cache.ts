@@ -24,19 +24,19 @@ export interface RenderBasis {
 }
 
 interface Rendered {
-  json: string;
+  /** the JSON answer as UTF-8 bytes: sent as they are, not encoded again for every request */
+  body: Buffer;
   basis: RenderBasis;
 }
 
-/** Default bound of the kept answers' JSON, in bytes (≈ 1,000 answers of 30 things). */
+/** Default bound of the kept answers' JSON, in bytes of UTF-8 (≈ 1,000 answers of 30 things). */
 export const DEFAULT_RENDER_CACHE_BYTES = 16 * 1024 * 1024;
 
 export class SearchRenderCache {
   private readonly rendered: LRUCache<SearchPage, Rendered>;
 
   /**
-   * @param maxBytes most JSON kept, in bytes (counted as string length: the answers are escaped
-   *   JSON, mostly one byte a character); an answer larger than that is not kept
+   * @param maxBytes most JSON kept, in bytes of UTF-8; an answer larger than that is not kept
    * @throws Error for a database whose changes by others cannot be seen (PostgreSQL)
    */
   constructor(
@@ -44,20 +44,20 @@ export class SearchRenderCache {
     maxBytes = DEFAULT_RENDER_CACHE_BYTES,
   ) {
     if (!database.externalChanges) throw new Error('rendered search answers need a database whose external changes can be seen (SQLite)');
-    this.rendered = new LRUCache<SearchPage, Rendered>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (r) => Math.max(1, r.json.length) });
+    this.rendered = new LRUCache<SearchPage, Rendered>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (r) => Math.max(1, r.body.length) });
   }
 
   /**
-   * The kept answer for `page`, if none of its things changed since it was made.
+   * The kept answer for `page` (JSON as UTF-8 bytes), if none of its things changed since it was made.
    * @param external `Database.externalChanges()` as read for this request (by the search cache's
    *   lookup, FoundPage.external); read now when not given
    */
-  get(page: SearchPage, external = this.database.externalChanges!()): string | undefined {
+  get(page: SearchPage, external = this.database.externalChanges!()): Buffer | undefined {
     const r = this.rendered.get(page);
     if (!r || r.basis.external !== external) return undefined;
     const { versions } = r.basis;
     for (let i = 0; i < page.ids.length; i++) if (thingVersion(page.ids[i]!) !== versions[i]) return undefined;
-    return r.json;
+    return r.body;
   }
 
   /**
@@ -68,8 +68,8 @@ export class SearchRenderCache {
     return { external, versions: page.ids.map(thingVersion) };
   }
 
-  /** Keeps `json`, made from things read after `basis` was taken. */
+  /** Keeps `json` (as UTF-8 bytes), made from things read after `basis` was taken. */
   set(page: SearchPage, json: string, basis: RenderBasis): void {
-    this.rendered.set(page, { json, basis });
+    this.rendered.set(page, { body: Buffer.from(json, 'utf8'), basis });
   }
 }

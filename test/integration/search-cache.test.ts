@@ -190,15 +190,23 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     expect((await search(`query=${word}`)).ids).toEqual([b, a]);
   });
 
-  it('an anonymous search asked again is answered from its rendered JSON (SQLite), byte for byte the same, also as XML', async () => {
+  it('an anonymous search asked again is answered from its rendered JSON (SQLite), byte for byte the same, also as XML and JSONP', async () => {
     const word = freshWord();
-    const a = await buildThing(t.services, owner, { title: `${word} rendered`, description: 'first words' });
-    const raw = (suffix = '') => t.app.inject({ url: `${API}/things/search${suffix}?query=${word}` });
-    const bodies = [(await raw()).body, (await raw()).body, (await raw()).body];
-    expect(new Set(bodies).size).toBe(1);
+    const a = await buildThing(t.services, owner, { title: `${word} rendered – déjà vu ✓`, description: 'first words' });
+    const raw = (suffix = '', query = '') => t.app.inject({ url: `${API}/things/search${suffix}?query=${word}${query}` });
+    const answers = [await raw(), await raw(), await raw()];
+    expect(new Set(answers.map((r) => r.body)).size).toBe(1);
+    for (const r of answers) {
+      expect(r.headers['content-type']).toBe('application/json;charset=utf-8');
+      expect(Number(r.headers['content-length'])).toBe(Buffer.byteLength(r.body));
+    }
+    expect(json<{ things: { title: string }[] }>(answers[2]!).things[0]!.title).toBe(`${word} rendered – déjà vu ✓`);
     const xml = [(await raw('.xml')).body, (await raw('.xml')).body];
-    expect(xml[0]).toContain(`<title>${word} rendered</title>`);
+    expect(xml[0]).toContain(`<title>${word} rendered – déjà vu ✓</title>`);
     expect(xml[1]).toBe(xml[0]);
+    const jsonp = await raw('', '&jsonp=cb');
+    expect(jsonp.headers['content-type']).toBe('application/javascript;charset=utf-8');
+    expect(jsonp.body).toBe(`/**/cb(${answers[0]!.body});`);
     // A change no code path of Tipjar makes (SQL behind every cache) shows which answers come from memory.
     await sql`update things set description = ${'behind the caches'} where id = ${a}`.execute(t.db.database.db);
     const next = json<{ things: { description: string }[] }>(await raw());

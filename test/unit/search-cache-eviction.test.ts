@@ -60,18 +60,31 @@ describe('search result cache eviction (segmented LRU)', () => {
 describe('rendered search answers are bounded in bytes', () => {
   const page = (id: number): SearchPage => ({ total: 1, ids: [id] });
 
+  const text = (b: Buffer | undefined) => b?.toString('utf8');
+
   it('keeps answers up to the bound, least recently used first out, and never one larger than the bound', () => {
     const render = new SearchRenderCache(quietDatabase, 100);
     const [a, b, c, big] = [page(1), page(2), page(3), page(4)];
     render.set(a, 'a'.repeat(40), render.basis(a));
     render.set(b, 'b'.repeat(40), render.basis(b));
-    expect(render.get(a)).toBe('a'.repeat(40)); // a is now the most recently used
+    expect(text(render.get(a))).toBe('a'.repeat(40)); // a is now the most recently used
     render.set(c, 'c'.repeat(40), render.basis(c)); // 120 bytes > 100: b goes
     expect(render.get(b)).toBeUndefined();
-    expect(render.get(a)).toBe('a'.repeat(40));
-    expect(render.get(c)).toBe('c'.repeat(40));
+    expect(text(render.get(a))).toBe('a'.repeat(40));
+    expect(text(render.get(c))).toBe('c'.repeat(40));
     render.set(big, 'x'.repeat(101), render.basis(big));
     expect(render.get(big)).toBeUndefined();
-    expect(render.get(c)).toBe('c'.repeat(40));
+    expect(text(render.get(c))).toBe('c'.repeat(40));
+  });
+
+  it('counts UTF-8 bytes, not characters, and gives back the text it was given', () => {
+    const render = new SearchRenderCache(quietDatabase, 100);
+    const [a, b] = [page(1), page(2)];
+    const wide = '"é✓😀"'.repeat(5); // 30 UTF-16 units, 55 bytes of UTF-8
+    render.set(a, wide, render.basis(a));
+    expect(text(render.get(a))).toBe(wide);
+    render.set(b, 'b'.repeat(50), render.basis(b)); // 55 + 50 bytes > 100 (30 + 50 units would fit): a goes
+    expect(render.get(a)).toBeUndefined();
+    expect(text(render.get(b))).toBe('b'.repeat(50));
   });
 });

@@ -27,7 +27,11 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
     // unchanged (src/http/search-render-cache.ts). Not with `full`: owners' profiles can change.
     const render = found.hit && !request.principal && !full ? ctx.searchRender : undefined;
     const rendered = render?.get(found.page, found.external);
-    if (rendered !== undefined) return reply.type(CONTENT_TYPE.json).send(rendered);
+    if (rendered !== undefined) {
+      // The bytes go out as they are for JSON; XML and JSONP are made from the JSON text (formats plugin).
+      const plainJson = request.format === 'json' && request.jsonp === undefined;
+      return reply.type(CONTENT_TYPE.json).send(plainJson ? rendered : rendered.toString('utf8'));
+    }
     const basis = render?.basis(found.page, found.external);
     const things = await readSearchThings(ctx.services, found.page, request.principal);
     const body = presentSearchResult(found.page.total, page.page, await presentThingsFor(ctx, request, things, full));
