@@ -7,8 +7,9 @@
  *  2. Prepares the bench database in-process (bench/lib/setup.ts): migrations, the npm catalogue
  *     imported once (reused when the things are already there), BENCH_USERS funded users
  *     (`bench-u0000`, …), and a fresh `tip`-scoped token per user.
- *  3. Starts the real server (`node bin/tipjar.js serve`, LOG_LEVEL=warn, HOST=127.0.0.1, a free
- *     port) on that database and runs the scenarios:
+ *  3. Starts the real server as `npm start` does (`node <the start script's node flags>
+ *     bin/tipjar.js serve`, LOG_LEVEL=warn, HOST=127.0.0.1, a free port) on that database and runs
+ *     the scenarios:
  *       - things/:id  GET /rest/v2/things/:id, anonymous, ids uniformly random over the catalogue.
  *       - search      GET /rest/v2/things/search?query=<word>; SKIPPED (with a notice) while the
  *                     endpoint answers 404 — it is being built separately. No numbers are faked.
@@ -51,7 +52,8 @@
  *                       PostgreSQL schema named in ?schema=) and import everything again. A SQLite
  *                       bench database whose migrations no longer apply is rebuilt automatically.
  *   BENCH_SCENARIOS     comma list of scenarios to run: things,search,tips (default all)
- *   BENCH_SERVER_NODE_FLAGS  extra `node` flags for the server processes, e.g. `--trace-gc`
+ *   BENCH_SERVER_NODE_FLAGS  extra `node` flags for the server processes (after those of the
+ *                       start script, so they can override them), e.g. `--trace-gc`
  *   BENCH_CPU_PROF      1: run the servers with `node --cpu-prof`; profiles (one per server
  *                       process, covering all its scenarios) go to bench/results/prof/; summarise
  *                       one with `node --import tsx bench/profile-summary.ts <file.cpuprofile>`
@@ -74,7 +76,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { guardChildren, sampleRss, startServer, stopServer, type Server } from './lib/processes.ts';
+import { guardChildren, sampleRss, startScriptNodeFlags, startServer, stopServer, type Server } from './lib/processes.ts';
 import { runLoad, type LoadFigures, type RequestsFactory } from './lib/load.ts';
 import { firstUntippedIndex, prepareBenchDatabase, type BenchData } from './lib/setup.ts';
 
@@ -221,7 +223,7 @@ async function startTipjar(engine: string, url: string, processes: number): Prom
     for (let i = 0; i < processes; i++) {
       const server = await startServer({
         name: `tipjar-${engine}-${i + 1}`,
-        args: [...settings.serverNodeFlags, ...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`] : []), 'bin/tipjar.js', 'serve'],
+        args: [...startScriptNodeFlags(ROOT), ...settings.serverNodeFlags, ...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`] : []), 'bin/tipjar.js', 'serve'],
         cwd: ROOT,
         env: childEnv({
           DATABASE_URL: url,
@@ -562,6 +564,7 @@ async function main(): Promise<void> {
     `  load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at start (other processes share these CPUs: figures are noisy when it is high)`,
   );
   const serverSettings = Object.entries(SERVER_SETTINGS).map(([k, v]) => `${k}=${v}`);
+  console.log(`  server node flags: ${[...startScriptNodeFlags(ROOT), ...settings.serverNodeFlags].join(' ') || '(none)'} (npm start's, then BENCH_SERVER_NODE_FLAGS)`);
   if (serverSettings.length) console.log(`  server settings from the environment: ${serverSettings.join(' ')}`);
   if (settings.skipSqlite && !settings.postgresUrl) throw new Error('BENCH_SKIP_SQLITE=1 needs BENCH_DATABASE_URL');
   const engines: EngineReport[] = [];
@@ -574,7 +577,7 @@ async function main(): Promise<void> {
       node: process.version,
       cpus: cpus().length,
       loadAverageAtStart,
-      settings: { ...settings, postgresUrl: redact(settings.postgresUrl), scenarios: [...settings.scenarios], server: SERVER_SETTINGS },
+      settings: { ...settings, postgresUrl: redact(settings.postgresUrl), scenarios: [...settings.scenarios], server: SERVER_SETTINGS, serverNodeFlags: [...startScriptNodeFlags(ROOT), ...settings.serverNodeFlags] },
       budgets: BUDGET,
       baselines,
       engines,

@@ -167,3 +167,19 @@ export function sampleRss(pids: number[], intervalMs = 200): { stop(): Record<nu
     },
   };
 }
+
+/**
+ * The `node` flags of the project's `npm start` script (package.json `scripts.start`, of the form
+ * `node [--flag …] bin/tipjar.js serve`), so the bench runs the server as a newcomer does.
+ * @param root the project's root folder
+ * @throws Error when the start script does not have that form (the bench would measure something else)
+ */
+export function startScriptNodeFlags(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
+  const words = (pkg.scripts?.start ?? '').trim().split(/\s+/);
+  const script = words.findIndex((w) => !w.startsWith('-') && w !== 'node');
+  if (words[0] !== 'node' || words[script] !== 'bin/tipjar.js' || words[script + 1] !== 'serve' || script + 2 !== words.length) {
+    throw new Error(`package.json scripts.start is not "node [--flag …] bin/tipjar.js serve": ${JSON.stringify(pkg.scripts?.start)}`);
+  }
+  return words.slice(1, script);
+}
