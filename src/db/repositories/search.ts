@@ -194,13 +194,15 @@ function scores(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | undefi
 /**
  * The score of one thing (`thingId`, an SQL expression) for the tip sorts: for the windowed sorts
  * and `trend` a correlated subquery over its tip_hours rows in the window (0 when none), for
- * `tips` its counter (equal to its number of tip rows); undefined for `relevance`.
+ * `tips` the sum of all its tip_hours rows (its number of tip rows, like its `tips` counter: both
+ * are written in the tip's transaction) — a probe of the tip_hours key, ≈ 4 times cheaper per
+ * match than reading the counter from the thing's row; undefined for `relevance`.
  * Orders exactly as `scores` does: scored things by score, the others (score 0) after them.
  */
 function matchScore(engine: Engine, c: SearchCriteria, thingId: RawBuilder<unknown>): RawBuilder<unknown> | undefined {
   const w = windowOf(c);
   if (w) return sql`(select coalesce(sum(${hourScore(engine, c, w)}), 0) from tip_hours as h where h.thing_id = ${thingId} and ${hoursOf(c, w)})`;
-  if (c.sort === 'tips') return sql`(select counted.tips from things as counted where counted.id = ${thingId})`;
+  if (c.sort === 'tips') return sql`(select coalesce(sum(h.tips), 0) from tip_hours as h where h.thing_id = ${thingId})`;
   return undefined;
 }
 
