@@ -45,7 +45,7 @@ export interface OpenOptions {
   sqliteSynchronous?: 'NORMAL' | 'FULL';
   /** SQLite page cache of the server's connection, MiB (read threads keep SQLite's default 2 MiB: their reads are the full-text index, which the OS caches); default 2 MiB */
   sqliteCacheMb?: number;
-  /** SQLite file databases: most read threads for `offThread` (default 1) */
+  /** SQLite file databases: most read threads for `offThread` (default 1 here, for tests and commands; the server passes SQLITE_READ_THREADS, default 2) */
   sqliteReadThreads?: number;
   poolSize?: number;
   /**
