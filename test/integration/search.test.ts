@@ -157,6 +157,19 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
       expect(await ids('?query=deleted', bearer(alice.token))).toEqual([]);
     });
 
+    it('the same search asked by the owner, anonymously and by another user in turn: only the owner ever sees the hidden thing (parsed searches are reused per viewer)', async () => {
+      const query = '?query=secret%20parser&sort=tips_week&count=7';
+      const seen = async (headers?: Record<string, string>) => {
+        const r = await found(query, headers);
+        return { total: r.total_items, ids: r.things.map((x) => x.id) };
+      };
+      for (let round = 0; round < 2; round++) {
+        expect(await seen(bearer(alice.token))).toEqual({ total: 1, ids: [id.E] });
+        expect(await seen()).toEqual({ total: 0, ids: [] });
+        expect(await seen(bearer(bob.token))).toEqual({ total: 0, ids: [] });
+      }
+    });
+
     it('a thing hidden or unhidden later moves out of or into the results', async () => {
       const patch = (hidden: boolean) =>
         t.app.inject({ method: 'PATCH', url: `${API}/things/${id.A}`, headers: bearer(alice.token), payload: { hidden } });
