@@ -3,6 +3,7 @@
  * validates the query parameters and runs the one search query of db/repositories/search.ts
  * (through the search cache when there is one), then reads the page's things.
  */
+import { LRUCache } from 'lru-cache';
 import { searchThingIds, type SearchCriteria, type SearchPage, type SearchSort } from '../db/repositories/search.ts';
 import { findThingsByIds } from '../db/repositories/things.ts';
 import { findUserByUsername } from '../db/repositories/users.ts';
@@ -13,7 +14,6 @@ import { isCategory, isLanguage } from './reference.ts';
 import type { Services } from './services.ts';
 import { parseTagExpression } from './tag-expression.ts';
 import { parseHttpUrl, urlKey } from './urls.ts';
-import { LRUCache } from 'lru-cache';
 
 export const SEARCH_SORTS: readonly SearchSort[] = ['relevance', 'trend', 'tips', 'tips_month', 'tips_week', 'tips_day'];
 /** Longest `query` accepted, in characters. */
