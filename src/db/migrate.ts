@@ -8,6 +8,7 @@ import { makeInitial } from './migrations/0001_initial.ts';
 import { makeSearch } from './migrations/0002_search.ts';
 import { makeMoney } from './migrations/0004_money.ts';
 import { makeTipHours } from './migrations/0005_tip_hours.ts';
+import { makeSearchIndexDirect } from './migrations/0006_search_index_direct.ts';
 
 function provider(database: Database): MigrationProvider {
   return {
@@ -17,6 +18,7 @@ function provider(database: Database): MigrationProvider {
         '0002_search': makeSearch(database.engine),
         '0004_money': makeMoney(database.engine),
         '0005_tip_hours': makeTipHours(database.engine),
+        '0006_search_index_direct': makeSearchIndexDirect(database.engine),
       };
     },
   };
