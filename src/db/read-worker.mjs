@@ -6,14 +6,15 @@
  * under tsx, the tests under Vitest — without a TypeScript loader in the thread.
  *
  * Messages in: `{ id, sql, parameters, then? }`, sent to every thread; the thread that claims the
- * query (workerData.claims, see reader.ts) answers `{ id, rows }` — with `followUpRows` when
+ * query (workerData.claims, see reader.ts; it notes the query in workerData.running[slot] first)
+ * answers `{ id, rows }` — with `followUpRows` when
  * `then` (a FollowUp, reader.ts) was asked for and ran — or `{ id, error: { message, code } }`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 
-/** @type {{ path: string, claims: Int32Array }} */
-const { path, claims } = workerData;
+/** @type {{ path: string, claims: Int32Array, running: Int32Array, slot: number }} */
+const { path, claims, running, slot } = workerData;
 const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 10000');
 
@@ -48,7 +49,13 @@ function all(sql, parameters) {
 /** @typedef {{ sql: string, parameters: unknown[], minRows: number, ifEmpty: boolean }} FollowUp */
 port.on('message', (/** @type {{ id: number, sql: string, parameters: unknown[], then?: FollowUp }} */ m) => {
   // Every thread gets every query; the first free one claims it, the others skip it (reader.ts).
-  if (Atomics.exchange(claims, m.id % claims.length, m.id) === m.id) return;
+  // The query is noted as this thread's before it is claimed, so that if the thread stops, the
+  // reader knows which query was lost with it.
+  Atomics.store(running, slot, m.id);
+  if (Atomics.exchange(claims, m.id % claims.length, m.id) === m.id) {
+    Atomics.store(running, slot, 0);
+    return;
+  }
   try {
     const rows = all(m.sql, m.parameters);
     const then = m.then;
@@ -60,5 +67,7 @@ port.on('message', (/** @type {{ id: number, sql: string, parameters: unknown[],
   } catch (err) {
     const e = /** @type {{ message?: string, code?: string }} */ (err);
     port.postMessage({ id: m.id, error: { message: String(e?.message ?? err), code: e?.code } });
+  } finally {
+    Atomics.store(running, slot, 0);
   }
 });

@@ -10,6 +10,11 @@
  * the others skip it. So a slow query (a word matching the whole catalogue, 100+ ms) holds up only
  * its own thread: the queries posted after it are run by the next thread that is free, not queued
  * behind it (docs/adr/0016).
+ *
+ * A thread that stops (out of memory, a bug) fails only the query it was running: each thread
+ * notes the query it takes in a shared `running` slot before claiming it, so the reader knows
+ * which one was lost; queries no thread had claimed are posted again (to a new thread if none is
+ * left), those the other threads run are answered as usual.
  */
 import { Worker } from 'node:worker_threads';
 import type { CompiledQuery } from 'kysely';
@@ -46,7 +51,16 @@ export interface SqliteReader {
   close(): Promise<void>;
 }
 
+/** A query's message to the threads (read-worker.mjs). */
+interface QueryMessage {
+  id: number;
+  sql: string;
+  parameters: readonly unknown[];
+  then?: { sql: string; parameters: readonly unknown[]; minRows: number; ifEmpty: boolean };
+}
+
 interface Pending {
+  message: QueryMessage;
   resolve(answer: { rows: unknown[]; followUpRows?: unknown[] }): void;
   reject(err: Error): void;
 }
@@ -66,40 +80,79 @@ const THREAD_OLD_GENERATION_MB = 32;
  * which time every thread has long taken or skipped the old one.
  */
 const CLAIM_SLOTS = 1 << 16;
+/** Most threads a reader starts (the size of the shared `running` array). */
+const MAX_THREADS = 64;
 
 /**
  * Starts up to `threads` read threads for the SQLite file at `path`, lazily: the first with the
  * first query, another one whenever a query is posted while every running thread already has one
  * to run (so a lightly used server runs one).
- * @param options.threads most threads (default 1)
+ * @param options.threads most threads (default 1, at most 64)
+ * @param options.script the thread's module (default read-worker.mjs; tests wrap it to stop a thread)
  */
-export function createSqliteReader(path: string, options: { threads?: number } = {}): SqliteReader {
-  const maxThreads = Math.max(1, options.threads ?? 1);
+export function createSqliteReader(path: string, options: { threads?: number; script?: URL } = {}): SqliteReader {
+  const maxThreads = Math.min(MAX_THREADS, Math.max(1, options.threads ?? 1));
   const claims = new Int32Array(new SharedArrayBuffer(CLAIM_SLOTS * Int32Array.BYTES_PER_ELEMENT));
-  const threads: Worker[] = [];
+  /** running[slot]: the id of the query the thread in `slot` has taken (0: none); see read-worker.mjs */
+  const running = new Int32Array(new SharedArrayBuffer(MAX_THREADS * Int32Array.BYTES_PER_ELEMENT));
+  const threads: { worker: Worker; slot: number }[] = [];
   const pending = new Map<number, Pending>();
   let lastId = 0;
+  let closing = false;
 
   const failAll = (err: Error) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   };
   const setRef = (ref: boolean) => {
-    for (const worker of threads) {
+    for (const { worker } of threads) {
       if (ref) worker.ref();
       else worker.unref();
     }
   };
 
+  /**
+   * After the thread in `slot` stopped: its query fails with `err`; queries no thread claimed are
+   * posted again to the threads left (a new one when none is); those claimed by a thread still
+   * running stay pending. A query the stopped thread was only trying to claim when another thread
+   * had it already may fail too (a harmless error, never a query left waiting). `answered`: whether
+   * the thread ever answered a query.
+   */
+  const recover = (slot: number, answered: boolean, err: Error) => {
+    const lost = Atomics.exchange(running, slot, 0);
+    // A thread that stopped before it took or answered any query could not start (the database
+    // cannot be opened, say): another one would not either, so everything pending fails.
+    if (lost === 0 && !answered) return failAll(err);
+    const runningElsewhere = new Set(threads.map((t) => Atomics.load(running, t.slot)));
+    const unclaimed: QueryMessage[] = [];
+    for (const [id, p] of pending) {
+      if (Atomics.load(claims, id % CLAIM_SLOTS) !== id) unclaimed.push(p.message);
+      else if (id === lost && !runningElsewhere.has(id)) {
+        pending.delete(id);
+        p.reject(err);
+      }
+    }
+    if (pending.size === 0) setRef(false);
+    if (unclaimed.length === 0) return;
+    if (threads.length === 0) start();
+    for (const message of unclaimed) for (const { worker } of threads) worker.postMessage(message);
+  };
+
   const start = (): Worker => {
-    const worker = new Worker(new URL('./read-worker.mjs', import.meta.url), {
-      workerData: { path, claims },
+    const used = new Set(threads.map((t) => t.slot));
+    let slot = 0;
+    while (used.has(slot)) slot++;
+    Atomics.store(running, slot, 0);
+    const worker = new Worker(options.script ?? new URL('./read-worker.mjs', import.meta.url), {
+      workerData: { path, claims, running, slot },
       // A thread allocates little (one message and its rows per query): small generations keep
       // its memory small (V8's defaults would let each thread's heap grow to tens of MB).
       resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB },
     });
     if (pending.size === 0) worker.unref();
+    let answered = false;
     worker.on('message', (m: { id: number; rows?: unknown[]; followUpRows?: unknown[]; error?: { message: string; code?: string } }) => {
+      answered = true;
       const p = pending.get(m.id);
       if (!p) return;
       pending.delete(m.id);
@@ -107,15 +160,20 @@ export function createSqliteReader(path: string, options: { threads?: number } =
       if (m.error) p.reject(Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
       else p.resolve({ rows: m.rows ?? [], ...(m.followUpRows ? { followUpRows: m.followUpRows } : {}) });
     });
-    // Which pending query the thread had claimed is not known here: all of them fail (a thread
-    // stops only on a bug or out of memory), and the next query starts a thread again.
-    worker.on('error', (err) => failAll(err));
-    worker.on('exit', (code) => {
-      const i = threads.indexOf(worker);
-      if (i >= 0) threads.splice(i, 1);
-      failAll(new Error(`the SQLite read thread stopped (exit code ${code})`));
+    // A thread stops only on a bug or out of memory ('error' comes first, then 'exit').
+    let failure: Error | undefined;
+    worker.on('error', (err) => {
+      failure = err;
     });
-    threads.push(worker);
+    worker.on('exit', (code) => {
+      const i = threads.findIndex((t) => t.worker === worker);
+      if (i >= 0) threads.splice(i, 1);
+      const why = failure?.message || (failure as { code?: string } | undefined)?.code || `exit code ${code}`;
+      const err = new Error(`the SQLite read thread stopped: ${why}`, failure ? { cause: failure } : undefined);
+      if (closing) failAll(err);
+      else recover(slot, answered, err);
+    });
+    threads.push({ worker, slot });
     return worker;
   };
 
@@ -125,8 +183,7 @@ export function createSqliteReader(path: string, options: { threads?: number } =
     const id = lastId;
     return new Promise<{ rows: unknown[]; followUpRows?: unknown[] }>((resolve, reject) => {
       if (pending.size === 0) setRef(true); // keeps the process up while a query is pending
-      pending.set(id, { resolve, reject });
-      const message = {
+      const message: QueryMessage = {
         id,
         sql: query.sql,
         parameters: query.parameters,
@@ -134,7 +191,8 @@ export function createSqliteReader(path: string, options: { threads?: number } =
           ? { then: { sql: followUp.query.sql, parameters: followUp.query.parameters, minRows: followUp.minRows, ifEmpty: followUp.ifEmpty } }
           : {}),
       };
-      for (const worker of threads) worker.postMessage(message);
+      pending.set(id, { message, resolve, reject });
+      for (const { worker } of threads) worker.postMessage(message);
     });
   };
 
@@ -146,8 +204,10 @@ export function createSqliteReader(path: string, options: { threads?: number } =
       return (await post(query, followUp)) as { rows: R[]; followUpRows?: F[] };
     },
     async close(): Promise<void> {
+      closing = true;
       const all = threads.splice(0);
-      await Promise.all(all.map((worker) => worker.terminate()));
+      await Promise.all(all.map(({ worker }) => worker.terminate()));
+      failAll(new Error('the SQLite read threads were closed'));
     },
   };
 }

@@ -2,13 +2,21 @@
  * The SQLite read threads (src/db/reader.ts, src/db/read-worker.mjs) behind Database.offThread:
  * they answer like the server's own connection, see what it committed, refuse writes, report
  * SQLite's errors with their code and keep working, and a slow query on one thread does not hold
- * up the queries sent after it (the threads share one queue).
+ * up the queries sent after it (the threads share one queue); a thread that stops loses only the
+ * query it was running.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabaseUrl } from '../helpers/db.ts';
 import { openDatabase, type Database } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import type { CompiledQuery } from 'kysely';
+import { createSqliteReader, type SqliteReader } from '../../src/db/reader.ts';
+import { STOP_THE_THREAD } from '../helpers/stop-the-thread.mjs';
 
 describe('SQLite read threads', () => {
   let database: Database;
@@ -78,5 +86,54 @@ describe('SQLite read threads', () => {
     await Promise.all([slow, medium, ...quick]);
     expect(order.at(-1)).toBe('slow');
     expect(order.filter((x) => x.startsWith('quick'))).toHaveLength(6);
+  });
+
+});
+
+describe('SQLite read threads: a thread that stops', () => {
+  let dir: string;
+  const readers: SqliteReader[] = [];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tipjar-reader-'));
+    new BetterSqlite3(join(dir, 'r.db')).close();
+  });
+  afterAll(async () => {
+    for (const r of readers) await r.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A reader whose threads stop when they take STOP_THE_THREAD (test/helpers/read-worker-that-stops.mjs). */
+  const reader = (threads: number) => {
+    const r = createSqliteReader(join(dir, 'r.db'), { threads, script: new URL('../helpers/read-worker-that-stops.mjs', import.meta.url) });
+    readers.push(r);
+    return r;
+  };
+  const query = <R>(text: string): CompiledQuery<R> => ({ sql: text, parameters: [], query: undefined as never }) as unknown as CompiledQuery<R>;
+  const count = (n: number) => query<{ n: number }>(`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${n}) select count(*) as n from c`);
+
+  it('fails only the query it was running: the other thread answers its own', async () => {
+    const r = reader(2);
+    const slow = r.all(count(2_000_000)); // the first thread takes it
+    const stop = r.all(query(STOP_THE_THREAD)); // the second thread, started for it, takes it and stops
+    await expect(stop).rejects.toThrow(/stopped/);
+    expect(await slow).toEqual([{ n: 2_000_000 }]);
+    expect(await r.all(query<{ n: number }>('select 7 as n'))).toEqual([{ n: 7 }]);
+  });
+
+  it('a thread that cannot start fails the pending queries instead of being started again and again', async () => {
+    const r = createSqliteReader(join(dir, 'missing.db'), { threads: 2 });
+    readers.push(r);
+    await expect(r.all(query('select 1 as n'))).rejects.toThrow(/stopped/);
+    await expect(r.all(query('select 2 as n'))).rejects.toThrow(/stopped/);
+  });
+
+  it('queries it had not taken yet are run by a new thread when it was the only one', async () => {
+    const r = reader(1);
+    const first = r.all(count(500_000));
+    const stop = r.all(query(STOP_THE_THREAD));
+    const after = [r.all(query<{ n: number }>('select 1 as n')), r.all(query<{ n: number }>('select 2 as n'))];
+    await expect(stop).rejects.toThrow(/stopped/);
+    expect(await first).toEqual([{ n: 500_000 }]);
+    expect(await Promise.all(after)).toEqual([[{ n: 1 }], [{ n: 2 }]]);
   });
 });
