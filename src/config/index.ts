@@ -37,7 +37,7 @@ export const SettingsSchema = Type.Object({
     maximum: 64,
     default: 2,
     description:
-      'SQLite: threads that run searches beside the event loop, each with its own read-only connection, sharing one queue; with 2 one slow search does not hold up the others; each costs ≈ 10–15 MB',
+      'SQLite: threads that run searches beside the event loop, each with its own read-only connection, sharing one queue; with 2 one slow search does not hold up the others; the second one costs ≈ 20–40 MB at peak',
   }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process' }),
   REDIS_URL: Type.Optional(Type.String({ description: 'redis://host:port/db: rate-limit counters shared by every instance (default: in memory, one process)' })),
