@@ -5,7 +5,7 @@
  * up the queries sent after it (the threads share one queue); a thread that stops loses only the
  * query it was running.
  */
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabaseUrl } from '../helpers/db.ts';
 import { openDatabase, type Database } from '../../src/db/connect.ts';
@@ -14,7 +14,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import type { CompiledQuery } from 'kysely';
 import { createSqliteReader, type SqliteReader } from '../../src/db/reader.ts';
 import { STOP_THE_THREAD } from '../helpers/stop-the-thread.mjs';
 
@@ -87,7 +86,6 @@ describe('SQLite read threads', () => {
     expect(order.at(-1)).toBe('slow');
     expect(order.filter((x) => x.startsWith('quick'))).toHaveLength(6);
   });
-
 });
 
 describe('SQLite read threads: a thread that stops', () => {
