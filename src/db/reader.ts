@@ -71,7 +71,9 @@ const THREAD_YOUNG_GENERATION_MB = 4;
  * V8 old-generation bound of each read thread, MiB. A thread keeps little (its statements, one
  * query's rows at a time; SQLite's own memory is outside V8), but V8 lets an unbounded heap grow to
  * ≈ 100 MB before its first full collection; a bound makes it collect early. A thread that hit it
- * would stop (its pending queries fail, the next query starts a new one).
+ * between queries would stop (only its own query fails, see `recover`); one whose rows outgrow it
+ * inside better-sqlite3's native row loop cannot be stopped there and stalls — search pages hold at
+ * most 100 rows and their counts one, so no search query can.
  */
 const THREAD_OLD_GENERATION_MB = 32;
 /**

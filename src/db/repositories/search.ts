@@ -281,7 +281,7 @@ export async function searchThingIds(database: Database, c: SearchCriteria): Pro
 
 /**
  * The order of the matches `m` of a page query: by `perMatch` score — a word search with a tip
- * sort scores each match through its tip_hours rows (or counter): the matches are few next to the
+ * sort scores each match through its tip_hours rows: the matches are few next to the
  * tips of a window — else by rank for a word search by relevance, else newest first.
  */
 function matchOrder(c: SearchCriteria, perMatch: RawBuilder<unknown> | undefined): RawBuilder<unknown> {
