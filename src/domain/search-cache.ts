@@ -8,11 +8,13 @@
  * An entry is served only while nothing it depends on can have changed:
  * - no thing was written by this process since it was computed (db/changes.ts counts every
  *   insert, update, delete and hand-over of a thing, and settles again at commit/rollback);
- * - for the tip sorts (`tips`, `tips_month|week|day`, `trend`), no tip was written by this process;
+ * - for the tip sorts (`tips`, `tips_month|week|day`, `trend`), no tip was written by this process,
+ *   and for those with a window (all but `tips`) the clock has not reached the second at which its
+ *   window's moving edge may reorder them (SearchPage.changesAt: when the oldest tip in the
+ *   window leaves it, or one dated ahead of the search enters it);
  * - on SQLite, no other process committed to the database (`Database.externalChanges`);
- * - where a change cannot be seen, it is younger than `maxAgeSeconds` by the service clock: on
- *   PostgreSQL, where other instances write unseen, every entry; on SQLite, where every change is
- *   seen, only the tip sorts, whose windows move with the clock.
+ * - on PostgreSQL, where other instances write unseen, it is younger than `maxAgeSeconds` by the
+ *   service clock. On SQLite every change is seen, so no age limit applies.
  * A write acknowledged by this process is therefore in every later search it answers.
  * Concurrent identical searches share one computation, unless something changed since it began.
  *
@@ -29,7 +31,7 @@ import type { SearchCriteria, SearchPage } from '../db/repositories/search.ts';
 export interface SearchCacheOptions {
   /** most results kept, both segments together (at least 2; see the file comment) */
   maxEntries: number;
-  /** seconds an entry may be served, by the service clock; 0 turns the cache off */
+  /** PostgreSQL: seconds an entry may be served, by the service clock (SQLite sees every change and needs none); 0 turns the cache off on both */
   maxAgeSeconds: number;
 }
 
@@ -141,8 +143,10 @@ export class SearchCache {
   private fresh(entry: Entry, now: Basis): boolean {
     const { basis } = entry;
     if (basis.counters.things !== now.counters.things || basis.external !== now.external) return false;
-    if (!entry.tipSorted && this.database.externalChanges) return true;
-    return (!entry.tipSorted || basis.counters.tips === now.counters.tips) && now.at >= basis.at && now.at - basis.at < this.options.maxAgeSeconds;
+    if (entry.tipSorted && (basis.counters.tips !== now.counters.tips || now.at < basis.at || now.at >= (entry.page.changesAt ?? Infinity))) return false;
+    // SQLite shows every change (counters, data_version); elsewhere other instances' writes are unseen.
+    if (this.database.externalChanges) return true;
+    return now.at >= basis.at && now.at - basis.at < this.options.maxAgeSeconds;
   }
 }
 

@@ -39,6 +39,12 @@ export interface SearchPage {
   total: number;
   /** the ids of this page's things, in order */
   ids: number[];
+  /**
+   * Windowed sorts and `trend` only (see windowEdge): the first Unix second at which the same
+   * search may order differently with no write in between, as the clock moves its window; absent
+   * when no tip is near enough to do so (only a write can change the page then).
+   */
+  changesAt?: number;
 }
 
 /** Window lengths (seconds) of the windowed sorts: the last 30, 7 and 1 days before `now`. */
@@ -265,9 +271,39 @@ async function count(read: Read, query: RawBuilder<unknown>): Promise<number> {
  * in score order, then the others newest first. On PostgreSQL a word search reads its matches
  * once (see postgresWordSearch).
  * On SQLite the queries run on the read thread (Database.offThread), beside the event loop.
+ * The windowed sorts and `trend` also tell when the clock alone may change the page (`changesAt`,
+ * see windowEdge), for the search cache.
  */
 export async function searchThingIds(database: Database, c: SearchCriteria): Promise<SearchPage> {
   if (c.words !== undefined && c.words.length === 0) return { total: 0, ids: [] };
+  const w = windowOf(c);
+  if (!w) return findPage(database, c);
+  const [page, changesAt] = await Promise.all([findPage(database, c), windowEdge(database, c, w)]);
+  return changesAt === undefined ? page : { ...page, changesAt };
+}
+
+/**
+ * When a windowed sort or `trend` of a search made at `c.now` may first order differently, the
+ * database unchanged: its window (since, now] moves with the clock, so the oldest tip inside it
+ * leaves at its `created_at` + the window's length, and a tip dated after `now` (another
+ * instance's clock ahead) enters at its `created_at`. Nothing else does: a windowed score counts
+ * the tips inside, and `trend`'s weights 2^((t − now)/H) all shrink by the same factor as `now`
+ * grows, which keeps their order (up to floating-point rounding). Over all tips, not only the
+ * matches' (two probes of the tips_created index).
+ * @returns Unix seconds, or undefined when no tip lies after `since`.
+ */
+async function windowEdge(database: Database, c: SearchCriteria, w: { since: number }): Promise<number | undefined> {
+  const { rows } = await sql<{ oldest: number | string | null; next: number | string | null }>`select
+    (select min(created_at) from tips where created_at > ${w.since} and created_at <= ${c.now}) as oldest,
+    (select min(created_at) from tips where created_at > ${c.now}) as next`.execute(database.db);
+  const edges: number[] = [];
+  if (rows[0]?.oldest != null) edges.push(Number(rows[0].oldest) + (c.now - w.since));
+  if (rows[0]?.next != null) edges.push(Number(rows[0].next));
+  return edges.length ? Math.min(...edges) : undefined;
+}
+
+/** searchThingIds but the window's edge. */
+async function findPage(database: Database, c: SearchCriteria): Promise<SearchPage> {
   const { engine } = database;
   const read = reader(database);
   const m = matches(engine, c, c.words, c.sort === 'relevance' && c.words !== undefined);
