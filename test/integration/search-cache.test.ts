@@ -16,6 +16,7 @@ import { inTransaction } from '../../src/db/transaction.ts';
 import { insertThing } from '../../src/db/repositories/things.ts';
 import { urlKey, parseHttpUrl } from '../../src/domain/urls.ts';
 import { updateProfile } from '../../src/domain/users.ts';
+import { TREND_WINDOW } from '../../src/db/repositories/search.ts';
 
 const NOW = Date.UTC(2026, 5, 10, 12) / 1000;
 const MAX_AGE = 30;
@@ -165,25 +166,29 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
   });
 
   it('a windowed sort is kept until the clock moves a tip across its window\'s edge: recomputed the second the oldest tip leaves, or one dated ahead enters', async () => {
-    clock.advance(86400 + 1); // the other tests' tips are out of every tips_day window from here on
+    clock.advance(TREND_WINDOW + 1); // the other tests' tips are out of every window from here on
     const tip = async (id: number) => expect((await t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(tipper.token) })).statusCode).toBe(200);
     const misses = async () => (await cacheCounts()).misses;
+    let m: number;
 
-    const leaving = freshWord();
-    const a = await buildThing(t.services, owner, { title: `${leaving} tipped` });
-    const b = await buildThing(t.services, owner, { title: `${leaving} later` });
-    const tippedAt = clock.now();
-    await tip(a);
-    clock.advance(10);
-    expect((await search(`query=${leaving}&sort=tips_day`)).ids).toEqual([a, b]);
-    clock.set(tippedAt + 86400 - 1);
-    let m = await misses();
-    expect((await search(`query=${leaving}&sort=tips_day`)).ids).toEqual([a, b]);
-    if (engine === 'sqlite') expect(await misses()).toBe(m);
-    clock.set(tippedAt + 86400);
-    m = await misses();
-    expect((await search(`query=${leaving}&sort=tips_day`)).ids).toEqual([b, a]);
-    expect(await misses()).toBe(m + 1);
+    // trend first: its 30-day window would still hold the tips_day case's tip.
+    for (const [sort, window] of [['trend', TREND_WINDOW], ['tips_day', 86400]] as const) {
+      const leaving = freshWord();
+      const a = await buildThing(t.services, owner, { title: `${leaving} tipped` });
+      const b = await buildThing(t.services, owner, { title: `${leaving} later` });
+      const tippedAt = clock.now();
+      await tip(a);
+      clock.advance(10);
+      expect((await search(`query=${leaving}&sort=${sort}`)).ids, sort).toEqual([a, b]);
+      clock.set(tippedAt + window - 1);
+      m = await misses();
+      expect((await search(`query=${leaving}&sort=${sort}`)).ids, sort).toEqual([a, b]);
+      if (engine === 'sqlite') expect(await misses(), sort).toBe(m);
+      clock.set(tippedAt + window);
+      m = await misses();
+      expect((await search(`query=${leaving}&sort=${sort}`)).ids, sort).toEqual([b, a]);
+      expect(await misses(), sort).toBe(m + 1);
+    }
 
     // A tip dated after the search (an instance whose clock is ahead) counts from its second on.
     const entering = freshWord();
