@@ -164,19 +164,25 @@ async function tipAutoSubmit(s: Services, principal: Principal, auto: AutoSubmit
   }
 }
 
-/** `GET /users/:username/tips`: [] when the user hides their tips. @throws NotFoundError */
+/**
+ * `GET /users/:username/tips`: [] when the user hides their tips (to everyone but that user);
+ * tips on hidden things only for the things' owner (DECISIONS.md "Things"). @throws NotFoundError
+ */
 export async function listUserTips(s: Services, username: string, viewer: Principal | undefined, page: PageRequest): Promise<TipRecord[]> {
   const user = await getUser(s, username);
   if (user.hideTips && viewer?.userId !== user.id) return [];
-  return listTipsByTipper(s.database.db, user.id, page);
+  return listTipsByTipper(s.database.db, user.id, viewer?.userId, page);
 }
 
-/** `GET /user/tips`: the caller's own tips, hidden or not. */
+/** `GET /user/tips`: the caller's own tips (even if they hide them), less tips on others' hidden things. */
 export async function listOwnTips(s: Services, principal: Principal, page: PageRequest): Promise<TipRecord[]> {
-  return listTipsByTipper(s.database.db, principal.userId, page);
+  return listTipsByTipper(s.database.db, principal.userId, principal.userId, page);
 }
 
-/** `GET /things/:id/tips` (token required). @throws NotFoundError */
+/**
+ * `GET /things/:id/tips` (token required): [] for a hidden thing the caller does not own.
+ * @throws NotFoundError
+ */
 export async function listThingTips(s: Services, principal: Principal, thingId: number, page: PageRequest): Promise<TipRecord[]> {
   const thing = await getThing(s, thingId);
   return listTipsOnThing(s.database.db, thing.id, principal.userId, page);

@@ -21,15 +21,6 @@ export function activityItems(activities: readonly ActivityRecord[]): ActivityIt
   return activities.map((a) => ({ verb: a.verb, published: a.createdAt, actor: a.actor.username, thing: a.thing }));
 }
 
-/**
- * The tips a user feed may show (DECISIONS.md "Activities": hidden things are left out of activity
- * feeds for everyone but their owner): tips on hidden things only when `viewerId` owns the thing.
- * Applied after paging, so a feed page covers the same tips as the JSON page, less hidden ones.
- */
-export function tipsOnVisibleThings(tips: readonly TipRecord[], viewerId: number | undefined): TipRecord[] {
-  return tips.filter((t) => !t.thing.hidden || (t.thing.owner.kind === 'user' && t.thing.owner.userId === viewerId));
-}
-
 /** Tips as `like` items: the tipper tipped the thing, at the tip's time. */
 export function tipItems(tips: readonly TipRecord[]): ActivityItem[] {
   return tips.map((t) => ({

@@ -645,6 +645,49 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       expect(paged.map((x) => x.owner.username)).toEqual([bob.user.username]);
       expectError(await t.app.inject({ url: `${API}/things/999999999/tips`, headers: bearer(token) }), 404, 'not_found');
     });
+
+    it('leaves tips on hidden things out of every tip list and format, for everyone but the thing\'s owner, before paging', async () => {
+      clock.set(T0 + 200);
+      const owner = await buildUser(t.services);
+      const fan = await buildUser(t.services);
+      const stranger = await buildUser(t.services);
+      const shown = await buildThing(t.services, owner, { title: 'Shown thing' });
+      const secret = await buildThing(t.services, owner, { title: 'Secret thing', url: `https://example.com/${uniqueName('secret')}` });
+      clock.set(T0 + 210);
+      expect((await tip(shown, fan.token)).statusCode).toBe(200);
+      clock.set(T0 + 220);
+      expect((await tip(secret, fan.token)).statusCode).toBe(200);
+      expect((await t.app.inject({ method: 'PATCH', url: `${API}/things/${secret}`, headers: bearer(owner.token), payload: { hidden: true } })).statusCode).toBe(200);
+      clock.set(T0 + 300);
+      const fanTips = `/users/${fan.user.username}/tips`;
+      const ids = async (url: string, headers: Record<string, string> = {}) =>
+        json<any[]>(await t.app.inject({ url: `${API}${url}`, headers })).map((x) => x.thing.id);
+
+      for (const viewer of [{}, bearer(stranger.token), bearer(fan.token)]) {
+        expect(await ids(fanTips, viewer)).toEqual([shown]);
+        expect(await ids(`${fanTips}?full`, viewer)).toEqual([shown]);
+        // page size counts visible tips only: the first page of one holds the visible tip
+        expect(await ids(`${fanTips}?count=1`, viewer)).toEqual([shown]);
+        expect(await ids(`${fanTips}?count=1&page=2`, viewer)).toEqual([]);
+        const xml = await t.app.inject({ url: `${API}${fanTips}.xml`, headers: viewer });
+        expect(xml.statusCode).toBe(200);
+        expect(xml.body).toContain('Shown thing');
+        expect(xml.body).not.toContain('Secret thing');
+        expect(xml.body).not.toContain('secret');
+        for (const feed of ['.as', '.atom']) expect((await t.app.inject({ url: `${API}${fanTips}${feed}`, headers: viewer })).body).not.toContain('Secret thing');
+      }
+      // the tipper's own list: not even the tipper sees another user's hidden thing
+      expect(await ids('/user/tips', bearer(fan.token))).toEqual([shown]);
+      // the thing's owner sees the tip on it everywhere
+      expect(await ids(fanTips, bearer(owner.token))).toEqual([secret, shown]);
+      expect(await ids(`${fanTips}?count=1`, bearer(owner.token))).toEqual([secret]);
+      expect((await t.app.inject({ url: `${API}${fanTips}.xml`, headers: bearer(owner.token) })).body).toContain('Secret thing');
+      // the hidden thing's own tip list: empty to others, complete to its owner
+      expect(await ids(`/things/${secret}/tips`, bearer(stranger.token))).toEqual([]);
+      expect(await ids(`/things/${secret}/tips`, bearer(fan.token))).toEqual([]);
+      expect((await t.app.inject({ url: `${API}/things/${secret}/tips.as`, headers: bearer(fan.token) })).body).not.toContain(fan.user.username);
+      expect(await ids(`/things/${secret}/tips`, bearer(owner.token))).toEqual([secret]);
+    });
   });
 
   describe('the per-viewer `tipped` field', () => {

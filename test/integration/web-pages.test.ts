@@ -149,6 +149,31 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect(body).toContain(`<a href="/thing/${other}">Tipped by owner</a>`);
     });
 
+    it('lists a tip on a hidden thing to nobody but the thing\'s owner, on the profile and the thing page', async () => {
+      const ownerUser = await buildWebUser(t.services);
+      const owner = { user: ownerUser, token: await tokenWith(t.services, ownerUser.username, 'thing') };
+      const fan = await buildWebUser(t.services);
+      const secret = await buildThing(t.services, owner, { title: 'Quietly kept' });
+      const shown = await buildThing(t.services, owner, { title: 'Openly shown' });
+      const c = new WebClient(t.app);
+      await c.login(fan.username);
+      for (const id of [secret, shown]) expect((await c.submit(`/thing/${id}`, `/thing/${id}/tip`)).statusCode).toBe(303);
+      await db().updateTable('things').set({ hidden: 1 }).where('id', '=', secret).execute();
+
+      const anonymous = html(await new WebClient(t.app).get(`/profile/${fan.username}`));
+      expect(anonymous).toContain('Openly shown');
+      expect(anonymous).not.toContain('Quietly kept');
+      // not even the tipper sees it listed; the owner does
+      expect(html(await c.get(`/profile/${fan.username}`))).not.toContain('Quietly kept');
+      const asOwner = new WebClient(t.app);
+      await asOwner.login(ownerUser.username);
+      expect(html(await asOwner.get(`/profile/${fan.username}`))).toContain('Quietly kept');
+      expect(html(await asOwner.get(`/thing/${secret}`))).toContain(`/profile/${fan.username}`);
+      // the thing page (reached by its id) lists no tippers of a hidden thing to others
+      expect(html(await new WebClient(t.app).get(`/thing/${secret}`))).not.toContain(`/profile/${fan.username}`);
+      expect(html(await new WebClient(t.app).get(`/thing/${shown}`))).toContain(`/profile/${fan.username}`);
+    });
+
     it('the username is case-insensitive; an unknown user is a 404 page', async () => {
       const u = await buildUser(t.services, { username: uniqueName('Case') });
       expect(html(await new WebClient(t.app).get(`/profile/${u.user.username.toLowerCase()}`))).toContain(`<h1>${u.user.username}</h1>`);

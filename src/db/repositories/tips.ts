@@ -87,7 +87,11 @@ export async function tippedThingIds(ex: Executor, userId: number, thingIds: num
   return new Set(rows.map((r) => r.thing_id));
 }
 
-function selectTips(ex: Executor) {
+/**
+ * Tips joined with their thing and tipper. Deleted things are left out for everyone; hidden things
+ * for everyone but their owner `viewerId` (DECISIONS.md "Things": filtered here, before paging).
+ */
+function selectTips(ex: Executor, viewerId: number | undefined) {
   return ex
     .selectFrom('tips')
     .innerJoin('things', 'things.id', 'tips.thing_id')
@@ -101,7 +105,8 @@ function selectTips(ex: Executor) {
       'tipper.username as tipper_username',
       ...THING_COLUMNS,
     ])
-    .where('things.deleted_at', 'is', null);
+    .where('things.deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('things.hidden', '=', 0), eb('things.owner_user_id', '=', viewerId ?? -1)]));
 }
 
 type TipRow = Awaited<ReturnType<ReturnType<typeof selectTips>['execute']>>[number];
@@ -116,9 +121,12 @@ function toTipRecord(r: TipRow): TipRecord {
   };
 }
 
-/** Tips given by a user, newest first (tips on deleted things are left out). */
-export async function listTipsByTipper(ex: Executor, tipperId: number, page: PageRequest): Promise<TipRecord[]> {
-  const rows = await selectTips(ex)
+/**
+ * Tips given by a user, newest first. Tips on deleted things are left out, and tips on hidden
+ * things unless `viewerId` (undefined: anonymous) owns the thing.
+ */
+export async function listTipsByTipper(ex: Executor, tipperId: number, viewerId: number | undefined, page: PageRequest): Promise<TipRecord[]> {
+  const rows = await selectTips(ex, viewerId)
     .where('tips.tipper_id', '=', tipperId)
     .orderBy('tips.created_at', 'desc')
     .orderBy('tips.id', 'desc')
@@ -130,12 +138,13 @@ export async function listTipsByTipper(ex: Executor, tipperId: number, page: Pag
 
 /**
  * Tips a thing received, newest first. Tips of users who hide their tips are left out, except the
- * viewer's own.
+ * viewer's own; none at all when the thing is hidden and `viewerId` (undefined: anonymous) does
+ * not own it.
  */
-export async function listTipsOnThing(ex: Executor, thingId: number, viewerId: number, page: PageRequest): Promise<TipRecord[]> {
-  const rows = await selectTips(ex)
+export async function listTipsOnThing(ex: Executor, thingId: number, viewerId: number | undefined, page: PageRequest): Promise<TipRecord[]> {
+  const rows = await selectTips(ex, viewerId)
     .where('tips.thing_id', '=', thingId)
-    .where((eb) => eb.or([eb('tipper.hide_tips', '=', 0), eb('tipper.id', '=', viewerId)]))
+    .where((eb) => eb.or([eb('tipper.hide_tips', '=', 0), eb('tipper.id', '=', viewerId ?? -1)]))
     .orderBy('tips.created_at', 'desc')
     .orderBy('tips.id', 'desc')
     .limit(page.count)

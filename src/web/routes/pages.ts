@@ -53,7 +53,7 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
   async function renderThing(request: FastifyRequest, reply: FastifyReply, thing: ThingRecord, extra: { error?: string; notice?: string }, status = 200) {
     const session = request.webSession;
     const [tips, viewer] = await Promise.all([
-      listTipsOnThing(s.database.db, thing.id, session?.userId ?? 0, { count: PAGE_LIST_SIZE, page: 1 }),
+      listTipsOnThing(s.database.db, thing.id, session?.userId, { count: PAGE_LIST_SIZE, page: 1 }),
       viewerState(s, session && sessionPrincipal(session), [thing]),
     ]);
     const isOwner = thing.owner.kind === 'user' && thing.owner.userId === session?.userId;

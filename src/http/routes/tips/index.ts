@@ -13,7 +13,7 @@ import { FEED_LIST_FORMATS } from '../../../formats/negotiation.ts';
 import { getUser } from '../../../domain/users.ts';
 import { getThing } from '../../../domain/things.ts';
 import { thingPage } from '../../../formats/activitystreams.ts';
-import { pageQuery, sendFeed, tipItems, tipsOnVisibleThings, userAuthor, wantsFeed } from '../../feeds.ts';
+import { pageQuery, sendFeed, tipItems, userAuthor, wantsFeed } from '../../feeds.ts';
 import * as docs from './schemas.ts';
 
 export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -34,9 +34,9 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const config = { formats: FEED_LIST_FORMATS, xmlRoot: 'tips' };
 
   /**
-   * GET /users/:username/tips — newest first, paged; 200 [] when the user hides their tips.
-   * `.as`/`.atom`: the same page of tips as `like` items, less tips on hidden things the caller
-   * does not own (src/http/feeds.ts).
+   * GET /users/:username/tips — newest first, paged; 200 [] when the user hides their tips. Tips
+   * on hidden things only for the things' owner, in every format (DECISIONS.md "Things").
+   * `.as`/`.atom`: the same page of tips as `like` items.
    */
   app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/tips', { ...docs.listUserTips, config }, async (request, reply) => {
     const page = parsePage(request.query);
@@ -45,13 +45,13 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (wantsFeed(request)) {
       const { username } = await getUser(s, request.params.username);
       const path = `/users/${encodeURIComponent(username)}/tips`;
-      const items = tipItems(tipsOnVisibleThings(tips, request.principal?.userId));
+      const items = tipItems(tips);
       return sendFeed(ctx, request, reply, items, { title: `Tips by ${username}`, path, query: pageQuery(page), author: userAuthor(ctx, username) });
     }
     return presentTips(request, tips);
   });
 
-  /** GET /user/tips — the caller's tips (token, any scope). `.as`/`.atom`: as `like` items, hidden things as above. */
+  /** GET /user/tips — the caller's tips (token, any scope), hidden things as above. `.as`/`.atom`: as `like` items. */
   app.get<{ Querystring: Query }>('/user/tips', { ...docs.listOwnTips, config }, async (request, reply) => {
     const principal = requireToken(request);
     const page = parsePage(request.query);
@@ -60,15 +60,16 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (wantsFeed(request)) {
       const { username } = principal;
       const path = `/users/${encodeURIComponent(username)}/tips`;
-      const items = tipItems(tipsOnVisibleThings(tips, principal.userId));
+      const items = tipItems(tips);
       return sendFeed(ctx, request, reply, items, { title: `Tips by ${username}`, path, query: pageQuery(page), author: userAuthor(ctx, username) });
     }
     return presentTips(request, tips);
   });
 
   /**
-   * GET /things/:id/tips — who tipped a thing (token required, any scope). `.as`/`.atom`: as `like`
-   * items (a hidden thing's too: its id is the capability); the Atom feed's author is the thing's owner.
+   * GET /things/:id/tips — who tipped a thing (token required, any scope); [] for a hidden thing
+   * unless the caller owns it. `.as`/`.atom`: as `like` items; the Atom feed's author is the
+   * thing's owner.
    */
   app.get<{ Params: { id: string }; Querystring: Query }>('/things/:id/tips', { ...docs.listThingTips, config }, async (request, reply) => {
     const principal = requireToken(request);
