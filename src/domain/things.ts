@@ -97,7 +97,9 @@ export async function lookupThing(s: Services, rawUrl: unknown): Promise<ThingRe
 }
 
 /**
- * Inserts a validated thing for an owner and records the `post` activity, inside `trx`.
+ * Inserts a validated thing for an owner inside `trx`, and records the owner's `post` activity
+ * unless `opts.post` is false (a thing created through an auto-submit URL: its owner did not
+ * register it, DECISIONS.md "Things").
  * @throws ValidationError when the URL is already registered (naming the existing thing).
  */
 export async function insertNewThing(
@@ -105,6 +107,7 @@ export async function insertNewThing(
   s: Services,
   input: ReturnType<typeof parseNewThing>,
   ownerUserId: number,
+  opts: { post: boolean } = { post: true },
 ): Promise<number> {
   const now = s.clock.now();
   const existing = await findThingByUrlKey(trx, input.urlKey);
@@ -116,7 +119,7 @@ export async function insertNewThing(
     if (isUniqueViolation(err)) throw new ValidationError('Invalid url: already registered');
     throw err;
   }
-  await insertActivity(trx, { actorUserId: ownerUserId, verb: 'post', thingId: id, thingOwnerUserId: ownerUserId, now });
+  if (opts.post) await insertActivity(trx, { actorUserId: ownerUserId, verb: 'post', thingId: id, thingOwnerUserId: ownerUserId, now });
   return id;
 }
 

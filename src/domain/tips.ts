@@ -140,7 +140,8 @@ async function tipAutoSubmit(s: Services, principal: Principal, auto: AutoSubmit
       let id: number;
       if ('userId' in owner) {
         if (owner.userId === principal.userId) throw new TipOwnerError();
-        id = await insertNewThing(trx, s, input, owner.userId);
+        // Its owner did not register it (anyone may tip an auto-submit URL): no `post` activity.
+        id = await insertNewThing(trx, s, input, owner.userId, { post: false });
       } else {
         // A pending thing: no user owns it yet, so no `post` activity (it has no actor).
         try {

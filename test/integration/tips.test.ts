@@ -369,6 +369,11 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       const after = await snapshot();
       expect(after.things).toBe(before.things + 1);
       expect(after.tips).toBe(before.tips + 1);
+      // the tipper's `like` is the only activity: the owner did not register the thing
+      const activities = await db().selectFrom('activities').select(['verb', 'actor_user_id']).where('thing_id', '=', id).execute();
+      expect(activities).toEqual([{ verb: 'like', actor_user_id: tipper.user.id }]);
+      const ownerFeed = await t.app.inject({ url: `${API}/users/${owner.user.username}/activities` });
+      expect(JSON.parse(ownerFeed.body)).toEqual({ items: [] });
 
       const read = json(await t.app.inject({ url: `${API}/things/${id}`, headers: bearer(owner.token) }));
       expect(read).toMatchObject({
