@@ -205,7 +205,7 @@ export async function prepareBenchDatabase(
     const toCreate = names.filter((n) => !existing.has(n));
     const toFund = names.filter((n) => {
       const u = existing.get(n);
-      return !u || !hasMeans({ balanceCents: u.balance_cents, budgetCents: u.budget_cents });
+      return !u || !hasMeans({ balanceCents: u.balance_cents, budgetCents: u.budget_cents, periodBudgetCents: null });
     });
     if (toCreate.length || toFund.length) {
       const started = Date.now();

@@ -81,7 +81,7 @@ users
   .command('fund <username>')
   .description("credit a user's balance (built-in payment provider) and optionally set the monthly budget")
   .requiredOption('--cents <n>', 'amount to add to the balance, in cents', wholeNumber)
-  .option('--budget <n>', 'monthly budget, in cents', wholeNumber)
+  .option('--budget <n>', "monthly budget, in cents (once the user has tipped this month, it applies from the next: a period's budget is fixed at its first tip)", wholeNumber)
   .action(async (username: string, opts: { cents: number; budget?: number }) => {
     const u = await withServices((s) => fundUser(s, { username, cents: opts.cents, budgetCents: opts.budget }));
     console.log(`${u.username}: balance ${u.balanceCents} cents, monthly budget ${u.budgetCents} cents`);

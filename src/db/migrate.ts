@@ -2,13 +2,14 @@
  * Schema migrations (Kysely's Migrator), run by `tipjar migrate` and on every start.
  * Migrations are code in src/db/migrations, applied in name order, each once, on both engines.
  */
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Database } from './connect.ts';
 import { makeInitial } from './migrations/0001_initial.ts';
 import { makeSearch } from './migrations/0002_search.ts';
 import { makeMoney } from './migrations/0004_money.ts';
 import { makeTipHours } from './migrations/0005_tip_hours.ts';
 import { makeSearchIndexDirect } from './migrations/0006_search_index_direct.ts';
+import { makePeriodBudgets } from './migrations/0008_period_budgets.ts';
 
 function provider(database: Database): MigrationProvider {
   return {
@@ -19,6 +20,7 @@ function provider(database: Database): MigrationProvider {
         '0004_money': makeMoney(database.engine),
         '0005_tip_hours': makeTipHours(database.engine),
         '0006_search_index_direct': makeSearchIndexDirect(database.engine),
+        '0008_period_budgets': makePeriodBudgets(database.engine),
       };
     },
   };
@@ -29,14 +31,27 @@ function provider(database: Database): MigrationProvider {
  * @returns the names of the migrations applied now (empty when already current).
  * @throws Error naming the migration that failed.
  */
-export async function migrateToLatest(database: Database): Promise<string[]> {
+export function migrateToLatest(database: Database): Promise<string[]> {
+  return migrate(database, (m) => m.migrateToLatest());
+}
+
+/**
+ * Applies the migrations up to and including `name` (e.g. `0006_search_index_direct`), for tests of
+ * a later migration on data written in an earlier schema.
+ * @returns the names of the migrations applied now. @throws Error naming the migration that failed.
+ */
+export function migrateTo(database: Database, name: string): Promise<string[]> {
+  return migrate(database, (m) => m.migrateTo(name));
+}
+
+async function migrate(database: Database, run: (m: Migrator) => Promise<MigrationResultSet>): Promise<string[]> {
   const migrator = new Migrator({
     db: database.db,
     provider: provider(database),
     // Kysely looks for its own tables by name across schemas; pin them to ours.
     ...(database.schema ? { migrationTableSchema: database.schema } : {}),
   });
-  let { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await run(migrator);
   // Kysely's bookkeeping introspects every schema's tables (pg_get_serial_sequence per column); a
   // schema dropped meanwhile by another process (parallel test files) fails it with 42P01/3F000
   // before any migration ran. That is not our schema's problem: try again.
@@ -44,7 +59,7 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
     const code = (error as { code?: string }).code;
     const inMigration = results?.some((r) => r.status === 'Error');
     if (inMigration || (code !== '42P01' && code !== '3F000')) break;
-    ({ error, results } = await migrator.migrateToLatest());
+    ({ error, results } = await run(migrator));
   }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

@@ -256,6 +256,17 @@ export interface TipHoursTable {
   weight: number;
 }
 
+/** The budget of a tipper in a period, fixed at the first tip of that period (migration 0008_period_budgets). */
+export interface PeriodBudgetsTable {
+  user_id: number;
+  /** 'YYYY-MM' */
+  period: string;
+  /** cents */
+  budget_cents: number;
+  /** Unix seconds: the first tip of the period */
+  fixed_at: number;
+}
+
 export interface DB {
   users: UsersTable;
   things: ThingsTable;
@@ -271,6 +282,7 @@ export interface DB {
   ledger_transactions: LedgerTransactionsTable;
   ledger_entries: LedgerEntriesTable;
   periods: PeriodsTable;
+  period_budgets: PeriodBudgetsTable;
   subscription_renewals: SubscriptionRenewalsTable;
   activities: ActivitiesTable;
   partners: PartnersTable;

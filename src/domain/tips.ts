@@ -6,7 +6,7 @@ import { inTransaction, type Executor } from '../db/transaction.ts';
 import { findThingById, findThingByUrlKey } from '../db/repositories/things.ts';
 import { countTipOnThing, insertTipOnce, listTipsByTipper, listTipsOnThing } from '../db/repositories/tips.ts';
 import { insertActivity } from '../db/repositories/activities.ts';
-import { findMeans, findUserByUsername } from '../db/repositories/users.ts';
+import { findMeans, findUserByUsername, fixPeriodBudget } from '../db/repositories/users.ts';
 import { InvalidRequestError, NoMeansError, NotFoundError, TipOnceError, TipOwnerError, ValidationError } from './errors.ts';
 import { periodOf } from './periods.ts';
 import type { PageRequest, Principal, ThingRecord, TipRecord } from './records.ts';
@@ -24,6 +24,8 @@ import { isUniqueViolation } from '../db/transaction.ts';
 /**
  * Tips `thing` for `tipperId` inside `trx`. Checks, in order: owner (tip_owner), means (no_means),
  * once per period (tip_once, enforced by a unique constraint so concurrent tips cannot both win).
+ * The tipper's first tip of a period fixes the budget of that period (DECISIONS.md "Money"); the
+ * means check uses that fixed budget once there is one.
  * @returns the thing with its updated `tips` count.
  */
 export async function tipInTransaction(
@@ -33,12 +35,13 @@ export async function tipInTransaction(
   tip: { tipperId: number; clientId: number | null; source: 'api' | 'subscription' },
 ): Promise<ThingRecord> {
   if (thing.owner.kind === 'user' && thing.owner.userId === tip.tipperId) throw new TipOwnerError();
-  const means = await findMeans(trx, tip.tipperId);
-  if (!means || !hasMeans(means)) throw new NoMeansError();
   const now = s.clock.now();
   const period = periodOf(now);
+  const means = await findMeans(trx, tip.tipperId, period);
+  if (!means || !hasMeans(means)) throw new NoMeansError();
   const tipId = await insertTipOnce(trx, { thingId: thing.id, tipperId: tip.tipperId, period, now, source: tip.source, clientId: tip.clientId });
   if (tipId === undefined) throw new TipOnceError();
+  if (means.periodBudgetCents === null) await fixPeriodBudget(trx, tip.tipperId, period, means.budgetCents, now);
   const tips = await countTipOnThing(trx, thing.id, tip.tipperId, period, now);
   await insertActivity(trx, {
     actorUserId: tip.tipperId,

@@ -4,7 +4,7 @@
  */
 import { inTransaction, isUniqueViolation } from '../db/transaction.ts';
 import { randomBytes } from 'node:crypto';
-import { findPasswordHash, findUserById, findUserByUsername, insertUser } from '../db/repositories/users.ts';
+import { findPasswordHash, findUserById, findUserByUsername, insertUser, type Means } from '../db/repositories/users.ts';
 import { ensureAccount, postTransaction } from '../db/repositories/ledger.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import { parseBoolean } from './input.ts';
@@ -103,9 +103,18 @@ export async function fundUser(
   return getUser(s, input.username);
 }
 
-/** DECISIONS.md "Money": a user has means when budget > 0 and balance ≥ budget. */
-export function hasMeans(m: { balanceCents: number; budgetCents: number }): boolean {
-  return m.budgetCents > 0 && m.balanceCents >= m.budgetCents;
+/**
+ * The budget that applies to a period, in cents (DECISIONS.md "Money"): the one fixed at the user's
+ * first tip in it, else (no tip yet) the monthly budget setting.
+ */
+export function periodBudget(m: Means): number {
+  return m.periodBudgetCents ?? m.budgetCents;
+}
+
+/** DECISIONS.md "Money": a user has means in a period when its budget > 0 and balance ≥ that budget. */
+export function hasMeans(m: Means): boolean {
+  const budget = periodBudget(m);
+  return budget > 0 && m.balanceCents >= budget;
 }
 
 /** The profile fields a user edits on the website's settings page (the User resource's fields). */

@@ -3,6 +3,7 @@
  * "Wire format"). Wire names (`tips`, `tipped`, `created_at` in Unix seconds) exist only here.
  * Key order follows the original API's examples.
  */
+import type { BudgetView } from '../domain/money/account.ts';
 import type { OwnerRef, ThingRecord, TipRecord, UserRecord } from '../domain/records.ts';
 import type { ViewerState } from '../domain/things.ts';
 
@@ -27,10 +28,12 @@ export function presentUserSummary(urls: Urls, username: string): UserSummary {
 }
 
 /**
- * User (full): summary + profile fields (empty strings when unset) + `url`; with `private`
- * (own user, scope `extendedread`) also `email` and `registered_at`.
+ * User (full): summary + profile fields (empty strings when unset) + `url`; with `extended` (the
+ * own user, scope `extendedread`) also `email`, `registered_at` and the budget in cents:
+ * `budget_cents` (the monthly setting) and `period_budget_cents` (the current period's, fixed at
+ * the user's first tip in it).
  */
-export function presentUser(urls: Urls, u: UserRecord, extended = false): Record<string, unknown> {
+export function presentUser(urls: Urls, u: UserRecord, extended?: BudgetView): Record<string, unknown> {
   const out: Record<string, unknown> = {
     ...presentUserSummary(urls, u.username),
     firstname: u.firstname,
@@ -44,6 +47,8 @@ export function presentUser(urls: Urls, u: UserRecord, extended = false): Record
   if (extended) {
     out.email = u.email;
     out.registered_at = u.registeredAt;
+    out.budget_cents = extended.budgetCents;
+    out.period_budget_cents = extended.periodBudgetCents;
   }
   return out;
 }

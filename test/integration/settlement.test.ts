@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { ENGINES, createDatabaseUrl, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { openDatabase } from '../../src/db/connect.ts';
+import { migrateTo, migrateToLatest } from '../../src/db/migrate.ts';
 import { fixedClock } from '../helpers/app.ts';
 import { ledgerSnapshot, moneyUser, ownedThing, principalOf } from '../helpers/money.ts';
 import type { Services } from '../../src/domain/services.ts';
@@ -130,7 +132,7 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     await t.drop();
   });
 
-  it('property: each tipper pays exactly min(budget, balance) split evenly in tip order, the ledger stays sound', async () => {
+  it('property: each tipper pays min(the budget fixed at their first tip of the period, balance) split evenly in tip order, the ledger stays sound', async () => {
     let month = 0;
     const owner = await moneyUser(s, 0, 0);
     const other = await moneyUser(s, 0, 0);
@@ -146,7 +148,10 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
             { minLength: 1, maxLength: 5 },
           ),
           things: fc.integer({ min: 1, max: 5 }),
-          tips: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 0, max: 2 })), { maxLength: 18 }),
+          // [tipper, thing, seconds later, a new budget set just before the tip]
+          tips: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 0, max: 2 }), fc.option(fc.integer({ min: 0, max: 9000 }), { nil: undefined })), {
+            maxLength: 18,
+          }),
         }),
         async (spec) => {
           month++;
@@ -158,17 +163,37 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
           }
           const users = [];
           for (const tp of spec.tippers) users.push(await moneyUser(s, tp.budget + tp.extra, tp.budget));
+          // the model: each user's budget setting, the budget fixed at their first tip, tips made
+          const setting = spec.tippers.map((tp) => tp.budget);
+          const fixed: Array<number | undefined> = spec.tippers.map(() => undefined);
           const tipped = new Map<number, number>();
-          for (const [u, th, dt] of spec.tips) {
+          const done = new Set<string>();
+          for (const [u, th, dt, newBudget] of spec.tips) {
             clock.advance(dt);
-            const user = users[u % users.length]!;
+            const i = u % users.length;
+            const user = users[i]!;
+            const thing = things[th % things.length]!;
+            if (newBudget !== undefined) {
+              await setMonthlyBudget(s, user.id, newBudget);
+              setting[i] = newBudget;
+            }
+            const budget = fixed[i] ?? setting[i]!;
+            const balance = spec.tippers[i]!.budget + spec.tippers[i]!.extra;
+            const expected = !(budget > 0 && balance >= budget) ? 'no_means' : done.has(`${i}:${thing}`) ? 'tip_once' : 'ok';
+            let outcome = 'ok';
             try {
-              await tipThing(s, principalOf(user), things[th % things.length]!);
-              tipped.set(user.id, (tipped.get(user.id) ?? 0) + 1);
+              await tipThing(s, principalOf(user), thing);
             } catch (err) {
-              expect((err as { code?: string }).code).toBe('tip_once');
+              outcome = (err as { code?: string }).code ?? String(err);
+            }
+            expect(outcome).toBe(expected);
+            if (outcome === 'ok') {
+              fixed[i] ??= budget;
+              done.add(`${i}:${thing}`);
+              tipped.set(user.id, (tipped.get(user.id) ?? 0) + 1);
             }
           }
+          // changes after the last tip of the period apply to the next period only
           for (let i = 0; i < users.length; i++) {
             const b = spec.tippers[i]!.budgetAtClose;
             if (b !== undefined) await setMonthlyBudget(s, users[i]!.id, b);
@@ -176,6 +201,7 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
           clock.set(periodBounds(period).end);
           const report = await settlePeriod(s, { period });
           expect(report).toMatchObject({ status: 'settled', alreadySettled: false, tippersSettled: tipped.size });
+          let moved = 0;
           for (let i = 0; i < users.length; i++) {
             const u = users[i]!;
             const tp = spec.tippers[i]!;
@@ -185,14 +211,13 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
               expect(debit).toEqual([]);
               continue;
             }
-            const expected = Math.min(tp.budgetAtClose ?? tp.budget, tp.budget + tp.extra);
+            const expected = Math.min(fixed[i]!, tp.budget + tp.extra);
+            moved += expected;
             expect(debit.map((d) => d.amount_cents)).toEqual([expected === 0 ? 0 : -expected]);
             expect(shares.map((x) => x.amount_cents)).toEqual(splitEvenly(expected, n));
             expect(shares.every((x) => x.amount_cents >= 0)).toBe(true);
           }
-          expect(report.centsMoved).toBe(
-            users.reduce((sum, u, i) => sum + (tipped.has(u.id) ? Math.min(spec.tippers[i]!.budgetAtClose ?? spec.tippers[i]!.budget, spec.tippers[i]!.budget + spec.tippers[i]!.extra) : 0), 0),
-          );
+          expect(report.centsMoved).toBe(moved);
           expect(await checkLedger(s)).toEqual([]);
         },
       ),
@@ -292,16 +317,57 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     expect(shares.map((x) => [x.account_key, x.amount_cents])).toEqual([[`earnings:user:${claimer.id}`, 600]]);
   });
 
-  it('a budget of 0 at the close still settles every tip, with zero shares', async () => {
+  it('a budget lowered after tipping does not make the tips free: the period pays the budget fixed at its first tip', async () => {
     clock.set(at(2026, 1, 5));
+    const owner = await moneyUser(s, 0, 0);
+    const fan = await moneyUser(s, 1000, 500);
+    await tipThing(s, principalOf(fan), await ownedThing(s, { userId: owner.id }));
+    await setMonthlyBudget(s, fan.id, 0);
+    // the period's budget is fixed: the fan still has means this month, and may tip on
+    await tipThing(s, principalOf(fan), await ownedThing(s, { userId: owner.id }));
+    clock.set(at(2026, 2, 1));
+    expect(await settlePeriod(s, { period: '2026-01' })).toMatchObject({ tippersSettled: 1, centsMoved: 500 });
+    const { debit, shares } = await settlementOf(s, '2026-01', fan.id);
+    expect(debit.map((d) => d.amount_cents)).toEqual([-500]);
+    expect(shares.map((x) => x.amount_cents)).toEqual([250, 250]);
+    // the lowered budget applies from the next period: no means there
+    await expect(tipThing(s, principalOf(fan), await ownedThing(s, { userId: owner.id }))).rejects.toMatchObject({ code: 'no_means' });
+    expect(await checkLedger(s)).toEqual([]);
+  });
+
+  it('a budget raised after tipping applies from the next period', async () => {
+    clock.set(at(2026, 3, 5));
+    const owner = await moneyUser(s, 0, 0);
+    const fan = await moneyUser(s, 5000, 300);
+    await tipThing(s, principalOf(fan), await ownedThing(s, { userId: owner.id }));
+    await setMonthlyBudget(s, fan.id, 900);
+    clock.set(at(2026, 4, 2));
+    await tipThing(s, principalOf(fan), await ownedThing(s, { userId: owner.id }));
+    await setMonthlyBudget(s, fan.id, 100);
+    clock.set(at(2026, 5, 1));
+    await settlePeriod(s, { period: '2026-03' });
+    await settlePeriod(s, { period: '2026-04' });
+    expect((await settlementOf(s, '2026-03', fan.id)).debit.map((d) => d.amount_cents)).toEqual([-300]);
+    expect((await settlementOf(s, '2026-04', fan.id)).debit.map((d) => d.amount_cents)).toEqual([-900]);
+    const fixed = await s.database.db.selectFrom('period_budgets').select(['period', 'budget_cents']).where('user_id', '=', fan.id).orderBy('period').execute();
+    expect(fixed).toEqual([
+      { period: '2026-03', budget_cents: 300 },
+      { period: '2026-04', budget_cents: 900 },
+    ]);
+  });
+
+  it('a balance spent by an earlier period settles the next with zero shares', async () => {
+    clock.set(at(2026, 6, 5));
     const owner = await moneyUser(s, 0, 0);
     const fan = await moneyUser(s, 500, 500);
     await tipThing(s, principalOf(fan), await ownedThing(s, { userId: owner.id }));
+    clock.set(at(2026, 7, 5));
     await tipThing(s, principalOf(fan), await ownedThing(s, { userId: owner.id }));
-    await setMonthlyBudget(s, fan.id, 0);
-    clock.set(at(2026, 2, 1));
-    expect(await settlePeriod(s, { period: '2026-01' })).toMatchObject({ tippersSettled: 1, centsMoved: 0 });
-    const { debit, shares } = await settlementOf(s, '2026-01', fan.id);
+    await tipThing(s, principalOf(fan), await ownedThing(s, { userId: owner.id }));
+    clock.set(at(2026, 8, 1));
+    expect(await settlePeriod(s, { period: '2026-06' })).toMatchObject({ tippersSettled: 1, centsMoved: 500 });
+    expect(await settlePeriod(s, { period: '2026-07' })).toMatchObject({ tippersSettled: 1, centsMoved: 0 });
+    const { debit, shares } = await settlementOf(s, '2026-07', fan.id);
     expect(debit.map((d) => d.amount_cents)).toEqual([0]);
     expect(shares.map((x) => x.amount_cents)).toEqual([0, 0]);
     expect(await checkLedger(s)).toEqual([]);
@@ -434,6 +500,31 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     }
   }, 60_000);
 
+  it('migrating a database with tips fixes the budget of each tipper of every unsettled period, at their first tip', async () => {
+    const { url, remove } = await createDatabaseUrl(engine);
+    const database = await openDatabase(url);
+    try {
+      await migrateTo(database, '0006_search_index_direct');
+      const old: Services = { database, clock: fixedClock(at(2025, 3, 1)), siteUrl: 'http://tipjar.test' };
+      const owner = await moneyUser(old, 0, 0, 'owner');
+      const fan = await moneyUser(old, 2000, 700, 'fan');
+      const [a, b] = [await ownedThing(old, { userId: owner.id }), await ownedThing(old, { userId: owner.id })];
+      const tip = (thingId: number, period: string, createdAt: number) =>
+        database.db.insertInto('tips').values({ thing_id: thingId, tipper_id: fan.id, period, created_at: createdAt, source: 'api', client_id: null }).execute();
+      await tip(a, '2025-03', at(2025, 3, 9));
+      await tip(b, '2025-03', at(2025, 3, 4));
+      await tip(a, '2025-04', at(2025, 4, 2));
+      await database.db.insertInto('periods').values({ period: '2025-03', status: 'settled', settled_at: at(2025, 4, 1) }).execute();
+      expect(await migrateToLatest(database)).toContain('0008_period_budgets');
+      const fixed = await database.db.selectFrom('period_budgets').selectAll().execute();
+      // the settled March needs none; April's is the budget in force, at the first tip
+      expect(fixed).toEqual([{ user_id: fan.id, period: '2025-04', budget_cents: 700, fixed_at: at(2025, 4, 2) }]);
+    } finally {
+      await database.close();
+      await remove();
+    }
+  });
+
   it('`tipjar ledger check` prints each breach and exits 1', async () => {
     const broken = await scenarioDatabase(engine);
     try {
@@ -450,8 +541,12 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
       const tx2 = await db.selectFrom('ledger_transactions').innerJoin('users', (j) => j.on('users.username', '=', 'tipper-2')).select(['ledger_transactions.id', 'ledger_transactions.reference', 'users.id as uid']).whereRef('ledger_transactions.reference', '=', sql<string>`cast('settle:2025-06:' as text) || cast(users.id as text)`).executeTakeFirstOrThrow();
       const share2 = await db.selectFrom('ledger_entries').select('id').where('transaction_id', '=', tx2.id).where('tip_id', 'is not', null).executeTakeFirstOrThrow();
       await db.updateTable('ledger_entries').set({ tip_id: otherTip.id }).where('id', '=', share2.id).execute();
+      // tipper-2's period budget lowered below what the settlement debited
+      await db.updateTable('period_budgets').set({ budget_cents: 1 }).where('user_id', '=', tx2.uid).where('period', '=', '2025-06').execute();
+      const debit2 = await db.selectFrom('ledger_entries').select('amount_cents').where('transaction_id', '=', tx2.id).where('tip_id', 'is', null).executeTakeFirstOrThrow();
       const breaches = await checkLedger(broken.s);
       expect(breaches.map((b) => b.message)).toContain(`${tx2.reference} pays for tip ${otherTip.id}, which is not a tip of that tipper in that period`);
+      expect(breaches.map((b) => b.message)).toContain(`${tx2.reference} debits ${-debit2.amount_cents} cents, more than the period's budget of 1`);
       const kinds = new Set(breaches.map((x) => x.invariant));
       expect([...kinds].sort()).toEqual(['account', 'period', 'sign', 'sum', 'user_balance']);
       const res = await cli(broken.db.url, ['ledger', 'check'], {}, children).done;

@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
-import { buildUser, tokenWith, uniqueName, type TestUser } from '../helpers/factories.ts';
+import { buildThing, buildUser, tokenWith, uniqueName, type TestUser } from '../helpers/factories.ts';
+import { setMonthlyBudget } from '../../src/domain/money/account.ts';
 
 const START = 1_710_000_000;
 const USER_KEYS = ['about', 'avatar', 'city', 'country', 'firstname', 'lastname', 'link', 'resource', 'type', 'url', 'username'];
-const EXTENDED_KEYS = [...USER_KEYS, 'email', 'registered_at'].sort();
+const EXTENDED_KEYS = [...USER_KEYS, 'email', 'registered_at', 'budget_cents', 'period_budget_cents'].sort();
 const ERROR_KEYS = ['error', 'error_description', 'error_uri'];
 const keys = (o: object) => Object.keys(o).sort();
 
@@ -168,6 +169,19 @@ describe.each(ENGINES)('users on %s', (engine) => {
       expect(u.username).toBe(plain.user.username);
       expect(u.email).toBe(`${plain.user.username}@example.com`);
       expect(u.registered_at).toBe(START + 11);
+    });
+
+    it('with extendedread reports the budget setting and the period\'s budget, fixed at the first tip of the period', async () => {
+      const fan = await buildUser(t.services);
+      expect(json(await get('/user', fan.token))).toMatchObject({ budget_cents: 500, period_budget_cents: 500 });
+      const owner = await buildUser(t.services);
+      const thing = await buildThing(t.services, owner);
+      expect((await t.app.inject({ method: 'POST', url: `${API}/things/${thing}/tip`, headers: bearer(fan.token) })).statusCode).toBe(200);
+      await setMonthlyBudget(t.services, fan.user.id, 80);
+      expect(json(await get('/user', fan.token))).toMatchObject({ budget_cents: 80, period_budget_cents: 500 });
+      // a token without extendedread sees neither
+      const narrow = json(await get('/user', await tokenWith(t.services, fan.user.username, 'tip')));
+      expect(keys(narrow)).toEqual(USER_KEYS);
     });
   });
 });

@@ -123,6 +123,20 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect(body).toContain('<dt>Monthly budget</dt><dd>7.50</dd>');
     });
 
+    it('after a tip this month, shows the month\'s fixed budget beside a changed setting and says the change applies next month', async () => {
+      const { user, c } = await loggedIn();
+      expect(html(await c.get('/settings'))).not.toContain('Budget of this month');
+      const owner = await buildUser(t.services);
+      const id = await buildThing(t.services, owner);
+      expect((await c.submit(`/thing/${id}`, `/thing/${id}/tip`)).statusCode).toBe(303);
+      expect((await c.submit('/settings', '/settings/budget', { budget_cents: '0' })).statusCode).toBe(303);
+      expect((await userRow(user.id)).budget_cents).toBe(0);
+      const body = html(await c.get('/settings?done=budget'));
+      expect(body).toContain('<dt>Monthly budget</dt><dd>0.00</dd>');
+      expect(body).toContain('<dt>Budget of this month</dt><dd>5.00 (fixed at your first tip this month)</dd>');
+      expect(body).toContain('once you have tipped this month, a change applies from next month');
+    });
+
     it.each(['abc', '-1', '1.5', '', '1000001'])('refuses the budget %j with 400, changing nothing', async (value) => {
       const { user, c } = await loggedIn();
       const res = await c.submit('/settings', '/settings/budget', { budget_cents: value });

@@ -68,14 +68,42 @@ export async function insertUser(ex: Executor, u: NewUser): Promise<number> {
   return r.id;
 }
 
-/** The means of a user (DECISIONS.md "Money"): balance and monthly budget in cents. */
-const meansStatement = precompiled((ex: Executor, userId: number) =>
-  ex.selectFrom('users').select(['balance_cents', 'budget_cents']).where('id', '=', userId),
+/** A user's money as the tip and settlement checks read it, in cents. */
+export interface Means {
+  balanceCents: number;
+  /** the monthly budget setting */
+  budgetCents: number;
+  /** the budget fixed for the period asked at the user's first tip in it; null before that tip */
+  periodBudgetCents: number | null;
+}
+
+const meansStatement = precompiled((ex: Executor, userId: number, period: string) =>
+  ex
+    .selectFrom('users')
+    .leftJoin('period_budgets', (join) => join.onRef('period_budgets.user_id', '=', 'users.id').on('period_budgets.period', '=', period))
+    .select(['users.balance_cents', 'users.budget_cents', 'period_budgets.budget_cents as period_budget_cents'])
+    .where('users.id', '=', userId),
 );
 
-export async function findMeans(ex: Executor, userId: number): Promise<{ balanceCents: number; budgetCents: number } | undefined> {
-  const [r] = await meansStatement(ex, userId);
-  return r && { balanceCents: r.balance_cents, budgetCents: r.budget_cents };
+/** The means of a user in `period` ('YYYY-MM') (DECISIONS.md "Money"), or undefined for an unknown user. */
+export async function findMeans(ex: Executor, userId: number, period: string): Promise<Means | undefined> {
+  const [r] = await meansStatement(ex, userId, period);
+  return r && { balanceCents: r.balance_cents, budgetCents: r.budget_cents, periodBudgetCents: r.period_budget_cents };
+}
+
+const fixPeriodBudgetStatement = precompiled((ex: Executor, userId: number, period: string, budgetCents: number, now: number) =>
+  ex
+    .insertInto('period_budgets')
+    .values({ user_id: userId, period, budget_cents: budgetCents, fixed_at: now })
+    .onConflict((oc) => oc.columns(['user_id', 'period']).doNothing()),
+);
+
+/**
+ * Fixes a user's budget for `period` at `budgetCents` (cents; `now` in Unix seconds), unless it is
+ * fixed already: the first tip of the period calls it, in the tip's transaction.
+ */
+export async function fixPeriodBudget(ex: Executor, userId: number, period: string, budgetCents: number, now: number): Promise<void> {
+  await fixPeriodBudgetStatement(ex, userId, period, budgetCents, now);
 }
 
 /** The stored password hash of a user (null: no password, e.g. created by the operator command). */

@@ -3,18 +3,19 @@
  * monthly budget setting, a summary of balance, budget, this period's tips and earnings per period.
  */
 import { earningsByPeriod } from '../../db/repositories/ledger.ts';
-import { findUserById } from '../../db/repositories/users.ts';
+import { findMeans } from '../../db/repositories/users.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { periodOf } from '../periods.ts';
 import type { Services } from '../services.ts';
-import { hasMeans } from '../users.ts';
+import { hasMeans, periodBudget } from '../users.ts';
 
 /** The highest monthly budget a user may set: 1,000,000 cents (10,000.00 in the currency). */
 export const MAX_BUDGET_CENTS = 1_000_000;
 
 /**
  * Sets a user's monthly budget. The budget may exceed the balance (the user then has no means
- * until funded). A changed budget applies to the settlement of the current period too.
+ * until funded). A period's budget is fixed at the user's first tip in it (DECISIONS.md "Money"):
+ * once the user has tipped this period, the change applies from the next one.
  * @param cents whole cents, 0 ≤ cents ≤ MAX_BUDGET_CENTS (numbers or digit strings).
  * @returns the new budget in cents.
  * @throws ValidationError for anything else, NotFoundError for an unknown user.
@@ -33,6 +34,25 @@ export async function setMonthlyBudget(s: Services, userId: number, cents: unkno
   return value;
 }
 
+/** A user's budget as `GET /user` (scope `extendedread`) reports it, in cents. */
+export interface BudgetView {
+  /** the monthly budget setting */
+  budgetCents: number;
+  /** the budget of the current period: fixed at the user's first tip in it, else the setting */
+  periodBudgetCents: number;
+}
+
+/**
+ * The monthly budget setting and the budget that applies to the current period (DECISIONS.md
+ * "Money": fixed at the first tip of the period; a later change applies from the next one).
+ * @throws NotFoundError for an unknown user.
+ */
+export async function getBudget(s: Services, userId: number): Promise<BudgetView> {
+  const means = await findMeans(s.database.db, userId, periodOf(s.clock.now()));
+  if (!means) throw new NotFoundError('User not found', 'users');
+  return { budgetCents: means.budgetCents, periodBudgetCents: periodBudget(means) };
+}
+
 export interface EarningsInPeriod {
   /** 'YYYY-MM', or null for credits without a period (e.g. claimed held shares) */
   period: string | null;
@@ -44,8 +64,11 @@ export interface EarningsInPeriod {
 
 export interface MoneySummary {
   balanceCents: number;
+  /** the monthly budget setting */
   budgetCents: number;
-  /** DECISIONS.md "Money": budget > 0 and balance ≥ budget */
+  /** the budget of the current period, fixed at the user's first tip in it; null before that tip */
+  periodBudgetCents: number | null;
+  /** DECISIONS.md "Money": the period's budget (else the setting) > 0 and balance ≥ it */
   hasMeans: boolean;
   /** the current period, 'YYYY-MM' (by the injected clock) */
   period: string;
@@ -68,9 +91,9 @@ export async function getEarningsByPeriod(s: Services, userId: number): Promise<
  * @throws NotFoundError for an unknown user.
  */
 export async function getMoneySummary(s: Services, userId: number): Promise<MoneySummary> {
-  const user = await findUserById(s.database.db, userId);
-  if (!user) throw new NotFoundError('User not found', 'users');
   const period = periodOf(s.clock.now());
+  const means = await findMeans(s.database.db, userId, period);
+  if (!means) throw new NotFoundError('User not found', 'users');
   const [count, earnings, skipped] = await Promise.all([
     s.database.db
       .selectFrom('tips')
@@ -89,9 +112,10 @@ export async function getMoneySummary(s: Services, userId: number): Promise<Mone
       .execute(),
   ]);
   return {
-    balanceCents: user.balanceCents,
-    budgetCents: user.budgetCents,
-    hasMeans: hasMeans(user),
+    balanceCents: means.balanceCents,
+    budgetCents: means.budgetCents,
+    periodBudgetCents: means.periodBudgetCents,
+    hasMeans: hasMeans(means),
     period,
     periodTipCount: Number(count.n),
     earningsByPeriod: earnings,

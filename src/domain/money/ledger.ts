@@ -27,7 +27,9 @@ export interface LedgerBreach {
  *    has exactly one settlement transaction and every tip exactly one share entry; the shares of
  *    one tipper differ by at most one cent and none is negative; each share pays for a tip of that
  *    tipper in that period and each debit is the tipper's balance; no settlement transaction
- *    exists for a period that was never claimed for settlement.
+ *    exists for a period that was never claimed for settlement;
+ * 7. no settlement debits a tipper more than the budget fixed for them in that period
+ *    (`period_budgets`, fixed at their first tip of the period).
  * @returns every breach found (empty when the ledger is sound); reading only.
  */
 export async function checkLedger(s: Services): Promise<LedgerBreach[]> {
@@ -139,6 +141,20 @@ async function checkPeriods(s: Services, add: (invariant: string, message: strin
     .limit(100)
     .execute();
   for (const w of wrongDebit) add('period', `${w.reference} debits ${w.account_key}, not the tipper's balance`);
+
+  const overBudget = await db
+    .selectFrom('ledger_entries as e')
+    .innerJoin('ledger_transactions as t', 't.id', 'e.transaction_id')
+    .innerJoin('ledger_accounts as a', 'a.id', 'e.account_id')
+    .innerJoin('period_budgets as b', (join) => join.onRef('b.user_id', '=', 'a.user_id').onRef('b.period', '=', 't.period'))
+    .select(['t.reference', 'e.amount_cents', 'b.budget_cents'])
+    .where('t.kind', '=', 'settlement')
+    .where('e.tip_id', 'is', null)
+    .where(sql<boolean>`-e.amount_cents > b.budget_cents`)
+    .orderBy('e.id')
+    .limit(100)
+    .execute();
+  for (const o of overBudget) add('period', `${o.reference} debits ${-o.amount_cents} cents, more than the period's budget of ${o.budget_cents}`);
 
   for (const p of periods.filter((x) => x.status === 'settled')) {
     const unsettled = await db

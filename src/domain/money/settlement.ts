@@ -21,6 +21,7 @@ import { hasTransaction, postTransaction, type AccountRef } from '../../db/repos
 import { findMeans } from '../../db/repositories/users.ts';
 import { InvalidParametersError, PeriodNotEndedError } from '../errors.ts';
 import { periodBounds, periodOf } from '../periods.ts';
+import { periodBudget } from '../users.ts';
 import type { Services } from '../services.ts';
 
 /** How long a settlement claim lasts without renewal (seconds); each settled tipper renews it. */
@@ -67,8 +68,9 @@ export function splitEvenly(totalCents: number, n: number): number[] {
 }
 
 /**
- * What a tipper pays for a period: the monthly budget, or the balance if lower, never below 0.
- * Both are read when the tipper is settled (a budget changed during the month applies).
+ * What a tipper pays for a period: the period's budget, or the balance if lower, never below 0.
+ * The budget is the one fixed at the tipper's first tip of the period (a change made later applies
+ * from the next period); the balance is read when the tipper is settled.
  */
 export function settlementAmount(m: { balanceCents: number; budgetCents: number }): number {
   return Math.max(0, Math.min(m.budgetCents, m.balanceCents));
@@ -173,8 +175,8 @@ async function settleTipper(trx: Executor, s: Services, period: string, tipperId
   if (await hasTransaction(trx, reference)) return undefined;
   const tips = await tipsToSettle(trx, s.database.engine, tipperId, period);
   if (tips.length === 0) return undefined;
-  const means = (await findMeans(trx, tipperId)) ?? { balanceCents: 0, budgetCents: 0 };
-  const amount = settlementAmount(means);
+  const means = await findMeans(trx, tipperId, period);
+  const amount = means ? settlementAmount({ balanceCents: means.balanceCents, budgetCents: periodBudget(means) }) : 0;
   const shares = splitEvenly(amount, tips.length);
   const posted = await postTransaction(
     trx,

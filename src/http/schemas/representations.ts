@@ -42,13 +42,21 @@ const profileFields = {
   url: Type.String({ description: "the user's own web site; may be empty" }),
 };
 
-/** User (api-v2.md "User"): summary + profile fields; `email`/`registered_at` with `extendedread`. */
+/** User (api-v2.md "User"): summary + profile fields; `email`, `registered_at` and the budget with `extendedread`. */
 export const User = Type.Object(
   {
     ...UserSummary.properties,
     ...profileFields,
     email: Type.Optional(Type.String({ description: 'only for the own user with scope `extendedread`' })),
     registered_at: Type.Optional(Unix('only for the own user with scope `extendedread`')),
+    budget_cents: Type.Optional(Type.Integer({ minimum: 0, description: 'only for the own user with scope `extendedread`: the monthly budget setting, in cents' })),
+    period_budget_cents: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "only for the own user with scope `extendedread`: the current period's budget in cents, fixed at the user's first tip in it (a later change of the setting applies from the next period)",
+      }),
+    ),
   },
   { $id: 'User', title: 'User', ...closed },
 );

@@ -1,6 +1,7 @@
 /** Users endpoints (api-v2.md "Endpoints / Users"). */
 import type { FastifyInstance } from 'fastify';
 import { getUser } from '../../../domain/users.ts';
+import { getBudget } from '../../../domain/money/account.ts';
 import { requireToken } from '../../plugins/authenticate.ts';
 import { presentUser } from '../../presenters.ts';
 import type { RouteContext } from '../../context.ts';
@@ -14,11 +15,15 @@ export function userRoutes(app: FastifyInstance, ctx: RouteContext): void {
     return presentUser(ctx.urls, await getUser(ctx.services, request.params.username));
   });
 
-  /** GET /user — the caller (token); with scope `extendedread` also `email` and `registered_at`. */
+  /**
+   * GET /user — the caller (token); with scope `extendedread` also `email`, `registered_at`,
+   * `budget_cents` and `period_budget_cents` (docs/api.md "Users").
+   */
   app.get('/user', docs.getOwnUser, async (request) => {
     const principal = requireToken(request);
     const user = await findUserById(ctx.services.database.db, principal.userId);
     if (!user) throw new NotFoundError('User not found', 'users');
-    return presentUser(ctx.urls, user, principal.scopes.has('extendedread'));
+    if (!principal.scopes.has('extendedread')) return presentUser(ctx.urls, user);
+    return presentUser(ctx.urls, user, await getBudget(ctx.services, user.id));
   });
 }
