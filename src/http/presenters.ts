@@ -136,15 +136,16 @@ export function presentThingShort(urls: Urls, t: ThingRecord): Record<string, un
 }
 
 /**
- * Tip: `type`, `thing` (short; full thing with `full`), `owner` (the tipper: summary, full user
- * with `full`), `created_at`.
+ * Tip: `type`, `thing` (short; with `full` the full thing, carrying the viewer's per-viewer fields
+ * as `GET /things/:id` does), `owner` (the tipper: summary, full user with `full`), `created_at`.
  * @param full when given, users by id for full owners (thing owners and tippers).
+ * @param viewer with `full` and a token: the caller's `tipped`/`subscribed` state of the things.
  */
-export function presentTip(urls: Urls, tip: TipRecord, full?: Map<number, UserRecord>): Record<string, unknown> {
+export function presentTip(urls: Urls, tip: TipRecord, full?: Map<number, UserRecord>, viewer?: ViewerState): Record<string, unknown> {
   const tipper = full?.get(tip.tipper.id);
   return {
     type: 'tip',
-    thing: full ? presentThing(urls, tip.thing, undefined, full) : presentThingShort(urls, tip.thing),
+    thing: full ? presentThing(urls, tip.thing, viewer, full) : presentThingShort(urls, tip.thing),
     owner: tipper ? presentUser(urls, tipper) : presentUserSummary(urls, tip.tipper.username),
     created_at: tip.createdAt,
   };

@@ -596,6 +596,30 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       expectError(await t.app.inject({ url: `${API}/users/${bob.user.username}/tips?full=maybe` }), 400, 'invalid_parameters');
     });
 
+    it('with `full` and a token, each thing carries the caller\'s per-viewer fields as GET /things/:id does', async () => {
+      const url = `${API}/users/${bob.user.username}/tips?full`;
+      const byId = async (token: string) => {
+        const list = json<any[]>(await t.app.inject({ url, headers: bearer(token) }));
+        return new Map(list.map((x) => [x.thing.id as number, x.thing]));
+      };
+      for (const viewer of [alice, bob, carol]) {
+        const things = await byId(viewer.token);
+        for (const id of [a1, a2, c1]) {
+          const single = json(await t.app.inject({ url: `${API}/things/${id}?full`, headers: bearer(viewer.token) }));
+          expect(things.get(id)).toEqual(single);
+        }
+      }
+      // the owner's view has last_tip_at and updated_at; carol tipped a2 this period
+      const asAlice = await byId(alice.token);
+      expect(Object.keys(asAlice.get(a2)).sort()).toEqual(sorted([...FULL_THING_KEYS, 'tipped', 'subscribed', 'last_tip_at', 'updated_at']));
+      expect(asAlice.get(a2)).toMatchObject({ last_tip_at: T0 + 40, tipped: false, subscribed: false });
+      expect((await byId(carol.token)).get(a2)).toMatchObject({ tipped: true, subscribed: false });
+      expect((await byId(carol.token)).get(a2)).not.toHaveProperty('last_tip_at');
+      // anonymous: no per-viewer fields
+      const anonymous = json<any[]>(await t.app.inject({ url }));
+      expect(Object.keys(anonymous[0].thing).sort()).toEqual(sorted(FULL_THING_KEYS));
+    });
+
     it('answers 200 [] for a user who hides their tips, and 404 not_found for an unknown user', async () => {
       const shy = await buildUser(t.services);
       expect((await tip(a1, shy.token)).statusCode).toBe(200);

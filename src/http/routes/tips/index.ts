@@ -11,7 +11,7 @@ import { ownerIds, presentThingConfirmation, presentTip } from '../../presenters
 import { single } from '../../../domain/input.ts';
 import { FEED_LIST_FORMATS } from '../../../formats/negotiation.ts';
 import { getUser } from '../../../domain/users.ts';
-import { getThing } from '../../../domain/things.ts';
+import { getThing, viewerState } from '../../../domain/things.ts';
 import { thingPage } from '../../../formats/activitystreams.ts';
 import { pageQuery, sendFeed, tipItems, userAuthor, wantsFeed } from '../../feeds.ts';
 import * as docs from './schemas.ts';
@@ -19,10 +19,15 @@ import * as docs from './schemas.ts';
 export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
 
+  /** Tips as the spec's Tip; with `full`, full things (with the caller's per-viewer fields) and full users. */
   async function presentTips(request: FastifyRequest<{ Querystring: Query }>, tips: TipRecord[]) {
-    const full = parseFull(request.query);
-    const users = await fullUsers(ctx, full, [...ownerIds(tips.map((t) => t.thing)), ...tips.map((t) => t.tipper.id)]);
-    return tips.map((t) => presentTip(ctx.urls, t, users));
+    if (!parseFull(request.query)) return tips.map((t) => presentTip(ctx.urls, t));
+    const things = tips.map((t) => t.thing);
+    const [users, viewer] = await Promise.all([
+      fullUsers(ctx, true, [...ownerIds(things), ...tips.map((t) => t.tipper.id)]),
+      viewerState(s, request.principal, things),
+    ]);
+    return tips.map((t) => presentTip(ctx.urls, t, users, viewer));
   }
 
   const confirmation = (thing: ThingRecord) => ({
