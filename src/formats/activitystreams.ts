@@ -10,6 +10,8 @@ export type ActivityVerb = 'like' | 'post' | 'follow';
 
 /** One feed entry, independent of the format it is rendered in. */
 export interface ActivityItem {
+  /** the stored id of the record the item stands for: the activity row, the tip or the thing */
+  id: number;
   verb: ActivityVerb;
   /** when it happened, Unix seconds */
   published: number;
@@ -60,14 +62,15 @@ export function activityTitle(item: ActivityItem): string {
 }
 
 /**
- * The item's tag URI (RFC 4151): `tag:{site_host},{YYYY-MM-DD}:{username}/{verb}/{thing_id}`, the
- * date being the UTC day of `published` and the host the website's host name (without port, which
- * a tag URI cannot carry).
+ * The item's tag URI (RFC 4151), unique per item (RFC 4287 §4.2.6, DECISIONS.md "Activities"):
+ * `tag:{site_host},{YYYY-MM-DD}:{username}/{verb}/{thing_id}/{item id}`, the date being the UTC
+ * day of `published`, the host the website's host name (without port, which a tag URI cannot
+ * carry) and the item id its stored record's id (ActivityItem.id).
  */
 export function activityId(siteUrl: string, item: ActivityItem): string {
   const host = new URL(siteUrl).hostname;
   const day = isoWithOffset(item.published).slice(0, 10);
-  return `tag:${host},${day}:${item.actor}/${item.verb}/${item.thing.id}`;
+  return `tag:${host},${day}:${item.actor}/${item.verb}/${item.thing.id}/${item.id}`;
 }
 
 /** One item in the JSON Activity Streams representation. */

@@ -18,12 +18,13 @@ export const wantsFeed = (request: FastifyRequest): boolean => request.format ==
 
 /** Activity rows as feed items (verb, time, actor, thing). */
 export function activityItems(activities: readonly ActivityRecord[]): ActivityItem[] {
-  return activities.map((a) => ({ verb: a.verb, published: a.createdAt, actor: a.actor.username, thing: a.thing }));
+  return activities.map((a) => ({ id: a.id, verb: a.verb, published: a.createdAt, actor: a.actor.username, thing: a.thing }));
 }
 
 /** Tips as `like` items: the tipper tipped the thing, at the tip's time. */
 export function tipItems(tips: readonly TipRecord[]): ActivityItem[] {
   return tips.map((t) => ({
+    id: t.id,
     verb: 'like',
     published: t.createdAt,
     actor: t.tipper.username,
@@ -35,7 +36,7 @@ export function tipItems(tips: readonly TipRecord[]): ActivityItem[] {
 export function thingItems(things: readonly ThingRecord[]): ActivityItem[] {
   return things.flatMap((t) =>
     t.owner.kind === 'user'
-      ? [{ verb: 'post' as const, published: t.createdAt, actor: t.owner.username, thing: { id: t.id, title: t.title, url: t.url } }]
+      ? [{ id: t.id, verb: 'post' as const, published: t.createdAt, actor: t.owner.username, thing: { id: t.id, title: t.title, url: t.url } }]
       : [],
   );
 }

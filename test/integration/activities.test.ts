@@ -72,18 +72,37 @@ function expectError(res: LightMyRequestResponse, status: number, code: string):
 
 const titles = (body: { items: any[] }) => body.items.map((i) => i.title);
 
+/** The stored id of the newest activity row of `actorId` with `verb` on `thingId` (the last part of its tag URI). */
+async function activityRowId(t: TestApp, actorId: number, verb: string, thingId: number): Promise<number> {
+  const r = await t.db.database.db
+    .selectFrom('activities')
+    .select('id')
+    .where('actor_user_id', '=', actorId)
+    .where('verb', '=', verb)
+    .where('thing_id', '=', thingId)
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
+  return r.id;
+}
+
+/** The stored id of `tipperId`'s newest tip on `thingId`. */
+async function tipRowId(t: TestApp, tipperId: number, thingId: number): Promise<number> {
+  const r = await t.db.database.db.selectFrom('tips').select('id').where('tipper_id', '=', tipperId).where('thing_id', '=', thingId).orderBy('id', 'desc').executeTakeFirstOrThrow();
+  return r.id;
+}
+
 describe.each(ENGINES)('activities and feeds on %s', (engine) => {
   describe('goldens (fresh database, fixed data and clock)', () => {
     let t: TestApp;
     const clock = fixedClock(T0 - DAY);
-    let bob: TestUser;
+    let alice: TestUser, bob: TestUser, carol: TestUser;
     let acoustid: number;
 
     beforeAll(async () => {
       t = await buildTestApp(engine, { clock });
-      const alice = await buildUser(t.services, { username: 'alice' });
+      alice = await buildUser(t.services, { username: 'alice' });
       bob = await buildUser(t.services, { username: 'bob' });
-      const carol = await buildUser(t.services, { username: 'carol' });
+      carol = await buildUser(t.services, { username: 'carol' });
       const tip = (id: number, u: TestUser) => t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(u.token) });
 
       clock.set(T0);
@@ -113,7 +132,7 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
         actor: { displayName: 'alice', url: `${PUBLIC_URL}/profile/alice`, objectType: 'person' },
         verb: 'like',
         object: { displayName: 'Acoustid', url: `${PUBLIC_URL}/thing/${acoustid}`, objectType: 'bookmark' },
-        id: `tag:tipjar.test,2012-01-04:alice/like/${acoustid}`,
+        id: `tag:tipjar.test,2012-01-04:alice/like/${acoustid}/${await activityRowId(t, alice.user.id, 'like', acoustid)}`,
       });
       expectGolden('activities-outgoing.as.json', pretty(res.body));
     });
@@ -144,8 +163,8 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       expect(feed.updated?.toISOString()).toBe('2012-01-04T12:07:12.000Z');
       expect(feed.authors.map((a) => [a.name, a.url])).toEqual([['bob', `${PUBLIC_URL}/profile/bob`]]);
       expect(feed.items.map((i) => [i.title, i.url, i.id, i.published?.toISOString(), i.authors[0]?.name])).toEqual([
-        ['carol tipped "Acoustid"', `${PUBLIC_URL}/thing/${acoustid}`, `tag:tipjar.test,2012-01-04:carol/like/${acoustid}`, '2012-01-04T12:07:12.000Z', 'carol'],
-        ['alice tipped "Acoustid"', `${PUBLIC_URL}/thing/${acoustid}`, `tag:tipjar.test,2012-01-04:alice/like/${acoustid}`, '2012-01-04T11:07:12.000Z', 'alice'],
+        ['carol tipped "Acoustid"', `${PUBLIC_URL}/thing/${acoustid}`, `tag:tipjar.test,2012-01-04:carol/like/${acoustid}/${await activityRowId(t, carol.user.id, 'like', acoustid)}`, '2012-01-04T12:07:12.000Z', 'carol'],
+        ['alice tipped "Acoustid"', `${PUBLIC_URL}/thing/${acoustid}`, `tag:tipjar.test,2012-01-04:alice/like/${acoustid}/${await activityRowId(t, alice.user.id, 'like', acoustid)}`, '2012-01-04T11:07:12.000Z', 'alice'],
       ]);
     });
 
@@ -316,7 +335,7 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
         actor: { displayName: f, url: `${PUBLIC_URL}/profile/${f}`, objectType: 'person' },
         verb: 'follow',
         object: { displayName: 'Song', url: `${PUBLIC_URL}/thing/${id}`, objectType: 'bookmark' },
-        id: `tag:tipjar.test,2012-01-04:${f}/follow/${id}`,
+        id: `tag:tipjar.test,2012-01-04:${f}/follow/${id}/${await activityRowId(t, fan.user.id, 'follow', id)}`,
       });
       const doc = xml.parse(atom(await get(`/users/${o}/activities.atom?type=incoming`)));
       expect(doc.feed.entry[0]['activity:verb']).toBe(`${SCHEMA}follow`);
@@ -333,9 +352,28 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       const f = follower.user.username;
       const body = stream(await get(`/users/${owner.user.username}/activities?type=incoming`));
       expect(body.items.map((i) => [i.verb, i.title, i.id])).toEqual([
-        ['like', `${f} tipped "Podcast"`, `tag:tipjar.test,2012-01-05:${f}/like/${id}`],
-        ['follow', `${f} subscribed to "Podcast"`, `tag:tipjar.test,2012-01-05:${f}/follow/${id}`],
+        ['like', `${f} tipped "Podcast"`, `tag:tipjar.test,2012-01-05:${f}/like/${id}/${await activityRowId(t, follower.user.id, 'like', id)}`],
+        ['follow', `${f} subscribed to "Podcast"`, `tag:tipjar.test,2012-01-05:${f}/follow/${id}/${await activityRowId(t, follower.user.id, 'follow', id)}`],
       ]);
+    });
+
+    it('a subscription paused and started again on one day gives two follow items with different ids', async () => {
+      clock.set(T0);
+      const owner = await buildUser(t.services);
+      const follower = await buildUser(t.services);
+      const id = await buildThing(t.services, owner, { title: 'Radio' });
+      const sub = (method: 'POST' | 'PUT') => t.app.inject({ method, url: `${API}/things/${id}/subscriptions`, headers: bearer(follower.token) });
+      clock.set(T0 + HOUR);
+      expect((await sub('POST')).statusCode).toBe(200);
+      clock.set(T0 + 2 * HOUR);
+      expect(json(await sub('PUT')).message).toBe('paused');
+      clock.set(T0 + 3 * HOUR);
+      expect(json(await sub('PUT')).message).toBe('started');
+      const follows = stream(await get(`/users/${follower.user.username}/activities`)).items.filter((i) => i.verb === 'follow');
+      expect(follows).toHaveLength(2);
+      expect(follows[0].id).not.toBe(follows[1].id);
+      const entries = parseFeed(atom(await get(`/users/${follower.user.username}/activities.atom`))).items.filter((i) => i.title?.includes('subscribed'));
+      expect(new Set(entries.map((e) => e.id)).size).toBe(2);
     });
 
     it('JSONP wraps .as (application/javascript, real status); Atom is never wrapped', async () => {
@@ -387,7 +425,9 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
         expect(list).toHaveLength(1);
         const as = stream(await get(`/users/${f}/tips.as`));
         expect(as).toEqual(stream(await get('/user/tips.as', bearer(fan.token))));
-        expect(as.items.map((i) => [i.verb, i.title, i.id])).toEqual([['like', `${f} tipped "Song"`, `tag:tipjar.test,2012-01-04:${f}/like/${id}`]]);
+        // a tip list's items are its tips: the tag URI ends in the tip's stored id
+        const tipId = await tipRowId(t, fan.user.id, id);
+        expect(as.items.map((i) => [i.verb, i.title, i.id])).toEqual([['like', `${f} tipped "Song"`, `tag:tipjar.test,2012-01-04:${f}/like/${id}/${tipId}`]]);
         const feed = parseFeed(atom(await get('/user/tips.atom', bearer(fan.token))));
         expect(feed.title).toBe(`Tips by ${f}`);
         expect(feed.items.map((i) => [i.title, i.url])).toEqual([[`${f} tipped "Song"`, `${PUBLIC_URL}/thing/${id}`]]);

@@ -9,6 +9,7 @@ import { feedUpdated, renderAtomFeed } from '../../../src/formats/atom.ts';
 
 const SITE = 'http://localhost:3000';
 const item = (over: Partial<ActivityItem> = {}): ActivityItem => ({
+  id: 7,
   verb: 'like',
   published: Date.UTC(2012, 0, 4, 23, 59, 59) / 1000,
   actor: 'pthulin',
@@ -23,10 +24,14 @@ describe('activity streams', () => {
   });
 
   it('builds the tag URI from the site host without port and the UTC day of publication', () => {
-    expect(activityId(SITE, item())).toBe('tag:localhost,2012-01-04:pthulin/like/459394');
-    expect(activityId('https://tips.example.org', item({ verb: 'post', published: item().published + 1 }))).toBe(
-      'tag:tips.example.org,2012-01-05:pthulin/post/459394',
+    expect(activityId(SITE, item())).toBe('tag:localhost,2012-01-04:pthulin/like/459394/7');
+    expect(activityId('https://tips.example.org', item({ id: 8, verb: 'post', published: item().published + 1 }))).toBe(
+      'tag:tips.example.org,2012-01-05:pthulin/post/459394/8',
     );
+  });
+
+  it('gives items that differ only by their stored id different tag URIs (RFC 4287 §4.2.6)', () => {
+    expect(activityId(SITE, item({ id: 1 }))).not.toBe(activityId(SITE, item({ id: 2 })));
   });
 
   it('titles each verb; a thing without a title is named by its URL', () => {
@@ -45,7 +50,7 @@ describe('activity streams', () => {
       actor: { displayName: 'a-b_c', url: `${SITE}/profile/a-b_c`, objectType: 'person' },
       verb: 'like',
       object: { displayName: 'Acoustid', url: `${SITE}/thing/459394`, objectType: 'bookmark' },
-      id: 'tag:localhost,2012-01-04:a-b_c/like/459394',
+      id: 'tag:localhost,2012-01-04:a-b_c/like/459394/7',
     });
     expect(Object.keys(body.items[0]!)).toEqual(['published', 'title', 'actor', 'verb', 'object', 'id']);
   });
