@@ -13,6 +13,7 @@ import { registerErrorHandling, sendDomainError } from './http/plugins/errors.ts
 import { DomainError } from './domain/errors.ts';
 import { registerAuthentication } from './http/plugins/authenticate.ts';
 import { registerBodyParsers } from './http/plugins/body.ts';
+import { registerControlCharacterGuard } from './http/plugins/control-characters.ts';
 import { apiRoutes } from './http/routes/index.ts';
 import { oauthRoutes } from './http/routes/oauth/index.ts';
 import type { RouteContext } from './http/context.ts';
@@ -79,6 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Unknown pages outside the API: the website's HTML 404 for browsers, the error shape otherwise.
   registerErrorHandling(app, config.publicUrl, (request, reply) => sendNotFoundPage(request, reply, API_PREFIX));
   await registerBodyParsers(app);
+  // Control characters in path and query parameters and body fields: 400 on every route.
+  registerControlCharacterGuard(app);
   // CORS on every response, preflight included (DECISIONS.md): any origin, no credentials.
   await app.register(cors, {
     origin: '*',

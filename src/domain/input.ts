@@ -29,3 +29,16 @@ export function single(value: unknown): unknown {
 export function hasForbiddenCharacters(s: string): boolean {
   return s.includes('\u0000') || !s.isWellFormed();
 }
+
+/** C0 control characters (U+0000–U+001F) and DEL (U+007F). */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** The same less tab, line feed and carriage return, which multi-line text may hold. */
+const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/**
+ * True when `s` holds a control character or is not well-formed UTF-16 (a lone surrogate).
+ * @param opts.multiLine allow tab, line feed and carriage return (text such as a description).
+ */
+export function hasControlCharacters(s: string, opts: { multiLine?: boolean } = {}): boolean {
+  return (opts.multiLine ? CONTROL_IN_TEXT : CONTROL).test(s) || !s.isWellFormed();
+}

@@ -5,7 +5,7 @@
  * Every failure is a ValidationError naming the field; nothing is written before validation passes.
  */
 import { ValidationError } from './errors.ts';
-import { hasForbiddenCharacters, parseBoolean } from './input.ts';
+import { hasControlCharacters, parseBoolean } from './input.ts';
 import { DEFAULT_CATEGORY, DEFAULT_LANGUAGE, isCategory, isLanguage } from './reference.ts';
 import { checkThingUrl } from './urls.ts';
 
@@ -28,12 +28,16 @@ export interface NewThing extends ThingFields {
   urlKey: string;
 }
 
-function text(body: Record<string, unknown>, field: string, max: number): string | undefined {
+/**
+ * A text field, trimmed, of at most `max` characters; without control characters (in `multiLine`
+ * text tab and line breaks are allowed). @throws ValidationError
+ */
+function text(body: Record<string, unknown>, field: string, max: number, opts: { multiLine?: boolean } = {}): string | undefined {
   const v = body[field];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string' && typeof v !== 'number') throw new ValidationError(`Invalid ${field}: must be a string`);
   const s = String(v).trim();
-  if (hasForbiddenCharacters(s)) throw new ValidationError(`Invalid ${field}: contains characters that are not allowed`);
+  if (hasControlCharacters(s, opts)) throw new ValidationError(`Invalid ${field}: contains characters that are not allowed`);
   if ([...s].length > max) throw new ValidationError(`Invalid ${field}: at most ${max} characters`);
   return s;
 }
@@ -50,7 +54,7 @@ export function parseTags(v: unknown): string[] {
     if (typeof p !== 'string') throw new ValidationError('Invalid tags: every tag must be a string');
     const tag = p.trim();
     if (!tag) continue;
-    if (hasForbiddenCharacters(tag)) throw new ValidationError('Invalid tags: contains characters that are not allowed');
+    if (hasControlCharacters(tag)) throw new ValidationError('Invalid tags: contains characters that are not allowed');
     if ([...tag].length > MAX_TAG_LENGTH) throw new ValidationError(`Invalid tags: a tag has at most ${MAX_TAG_LENGTH} characters`);
     const k = tag.toLowerCase();
     if (seen.has(k)) continue;
@@ -90,7 +94,7 @@ export function parseNewThing(body: Record<string, unknown>): NewThing {
     url,
     urlKey: key,
     title: text(body, 'title', MAX_TITLE) ?? '',
-    description: text(body, 'description', MAX_DESCRIPTION) ?? '',
+    description: text(body, 'description', MAX_DESCRIPTION, { multiLine: true }) ?? '',
     category: category(body.category) ?? DEFAULT_CATEGORY,
     language: language(body.language) ?? DEFAULT_LANGUAGE,
     tags: body.tags === undefined || body.tags === null ? [] : parseTags(body.tags),
@@ -110,7 +114,7 @@ export function parseThingChanges(body: Record<string, unknown>, currentUrl: str
   const changes: Partial<ThingFields> = {};
   const title = text(body, 'title', MAX_TITLE);
   if (title !== undefined) changes.title = title;
-  const description = text(body, 'description', MAX_DESCRIPTION);
+  const description = text(body, 'description', MAX_DESCRIPTION, { multiLine: true });
   if (description !== undefined) changes.description = description;
   const c = category(body.category);
   if (c !== undefined) changes.category = c;

@@ -741,7 +741,7 @@ describe.each(ENGINES)('things on %s', (engine) => {
 
     it('an unknown user → 404 not_found', async () => {
       expectError(await get(`/users/${uniqueName('nobody')}/things`), 404, 'not_found');
-      expectError(await get('/users/a%00b/things'), 404, 'not_found');
+      expectError(await get('/users/a%00b/things'), 400, 'invalid_request');
     });
 
     it('a user without things → 200 []', async () => {

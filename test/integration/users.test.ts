@@ -113,9 +113,9 @@ describe.each(ENGINES)('users on %s', (engine) => {
       expectError(await get(`/users/${uniqueName('ghost')}`), 404, 'not_found');
     });
 
-    it('a username no user can have (NUL, too long) → 404 not_found, never a server error', async () => {
-      expectError(await get('/users/a%00b'), 404, 'not_found');
+    it('a username no user can have: too long → 404 not_found; a control character → 400 invalid_request, never a server error', async () => {
       expectError(await get(`/users/${'x'.repeat(300)}`), 404, 'not_found');
+      for (const name of ['a%00b', '%07', 'a%0Ab', '%7F', '%ED%A0%80']) expectError(await get(`/users/${name}`), 400, 'invalid_request');
     });
 
     it('tolerates a trailing slash', async () => {

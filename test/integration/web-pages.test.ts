@@ -102,7 +102,10 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       ['avatar', 'ftp://x.example/a.png', 'Invalid avatar: an absolute http or https URL is required'],
       ['firstname', 'x'.repeat(101), 'Invalid firstname: at most 100 characters'],
       ['about', 'y'.repeat(1001), 'Invalid about: at most 1000 characters'],
-      ['city', 'bad\u0001city', 'Invalid city: control characters are not allowed'],
+      ['city', 'bad\tcity', 'Invalid city: control characters are not allowed'],
+      // refused at the edge, before the form is read
+      ['city', 'bad\u0001city', 'The field "city" holds a control character or malformed text'],
+      ['about', 'nul\u0000here', 'The field "about" holds a control character or malformed text'],
     ])('refuses a bad %s with 400 and the reason, changing nothing', async (name, value, message) => {
       const { user, c } = await loggedIn();
       const before = await userRow(user.id);

@@ -19,6 +19,7 @@ import { insertAccessToken } from '../../db/repositories/tokens.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { Services } from '../../domain/services.ts';
 import { authenticateClient } from './clients.ts';
+import { hasControlCharacters } from '../../domain/input.ts';
 import { OAuthError } from './errors.ts';
 
 /** The challenge sent with a 401 `invalid_client` (RFC 6749 §5.2). */
@@ -73,7 +74,8 @@ function formDecode(s: string): string {
  * Parses `Authorization: Basic base64(urlencode(client_id) ":" urlencode(client_secret))`
  * (RFC 6749 §2.3.1, RFC 7617).
  * @returns the credentials, or undefined when the header is absent.
- * @throws OAuthError `invalid_client` 401 (another scheme, bad base64, no colon, bad encoding).
+ * @throws OAuthError `invalid_client` 401 (another scheme, bad base64, no colon, bad encoding),
+ *   `invalid_request` 400 (a control character or malformed text in the decoded credentials).
  */
 export function parseBasicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | undefined {
   if (header === undefined) return undefined;
@@ -83,11 +85,16 @@ export function parseBasicCredentials(header: string | undefined): { clientId: s
   const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw fail('The Basic credentials must be client_id:client_secret');
+  let credentials: { clientId: string; clientSecret: string };
   try {
-    return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+    credentials = { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
   } catch {
     throw fail('The Basic credentials are not correctly URL-encoded');
   }
+  if (hasControlCharacters(credentials.clientId) || hasControlCharacters(credentials.clientSecret)) {
+    throw new OAuthError('invalid_request', 'The Basic credentials hold a control character or malformed text');
+  }
+  return credentials;
 }
 
 /**

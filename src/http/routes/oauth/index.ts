@@ -9,6 +9,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { OAuthError } from '../../../auth/oauth/errors.ts';
+import { DomainError } from '../../../domain/errors.ts';
+import { STATUS } from '../../plugins/errors.ts';
 import { GRANT_TYPES, revokeRequest, tokenRequest } from '../../../auth/oauth/token.ts';
 import { CODE_CHALLENGE_METHODS } from '../../../auth/oauth/authorize.ts';
 import { SCOPES } from '../../../domain/scopes.ts';
@@ -46,6 +48,8 @@ export function oauthRoutes(app: FastifyInstance, ctx: OAuthRouteContext): void 
 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof OAuthError) return sendOAuthError(reply, err);
+    // Refused at the edge (e.g. control characters): the same words, in the RFC's shape.
+    if (err instanceof DomainError && STATUS[err.code] === 400) return sendOAuthError(reply, new OAuthError('invalid_request', err.message));
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return sendOAuthError(reply, new OAuthError('invalid_request', 'Send application/x-www-form-urlencoded or application/json'));
     }
