@@ -18,6 +18,7 @@ import { oauthRoutes } from './http/routes/oauth/index.ts';
 import type { RouteContext } from './http/context.ts';
 import cors from '@fastify/cors';
 import { registerMetrics } from './http/plugins/metrics.ts';
+import { serverOptions } from './http/server-options.ts';
 import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendNotFoundPage, webPlugin } from './web/index.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
@@ -49,6 +50,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     disableRequestLogging: config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace',
     // Client IP for anonymous rate limits: the socket address unless TRUST_PROXY names the proxies.
     trustProxy: config.trustProxy,
+    // Deadlines for headers, whole requests, idle and kept-alive connections; HTTP-level errors in the error shape.
+    ...serverOptions(config, config.publicUrl),
   });
   const services: Services = {
     database,

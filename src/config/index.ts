@@ -10,6 +10,30 @@ import { isIP } from 'node:net';
 export const SettingsSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'TCP port to listen on' }),
   HOST: Type.String({ minLength: 1, default: 'localhost', description: 'interface to listen on (0.0.0.0 for all)' }),
+  HEADERS_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 10,
+    description: "a connection that has not sent a request's complete headers this long after it opened (or after its first byte on a kept-alive connection) gets 408 and is closed, in seconds (at most REQUEST_TIMEOUT_SECONDS)",
+  }),
+  REQUEST_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 30,
+    description: 'a request whose headers and body have not all arrived this long after it began gets 408 and its connection is closed, in seconds',
+  }),
+  IDLE_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 60,
+    description: 'a connection on which no byte moves in either direction this long, other than while kept alive between requests (e.g. a client that stops reading its answer), is closed, in seconds',
+  }),
+  KEEP_ALIVE_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 72,
+    description: "a kept-alive connection waiting for its next request is closed after this long, in seconds; behind a load balancer keep it above the balancer's idle timeout (60 s on most)",
+  }),
   DATABASE_URL: Type.String({
     minLength: 1,
     default: 'sqlite:./data/tipjar.db',
@@ -95,6 +119,12 @@ export type Settings = Static<typeof SettingsSchema>;
 export interface Config {
   port: number;
   host: string;
+  /** seconds a client has for a request's headers, for the whole request, for a pause in the
+   * middle of an exchange, and between requests on a kept-alive connection */
+  headersTimeoutSeconds: number;
+  requestTimeoutSeconds: number;
+  idleTimeoutSeconds: number;
+  keepAliveTimeoutSeconds: number;
   databaseUrl: string;
   /** Origin of the API, e.g. `http://localhost:3000`; the API root is `${publicUrl}/rest/v2`. */
   publicUrl: string;
@@ -186,6 +216,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push(`REDIS_URL: must start with redis:// or rediss:// (got "${s.REDIS_URL}")`);
   }
   const trustProxy = parseTrustProxy(s.TRUST_PROXY, problems);
+  if (s.HEADERS_TIMEOUT_SECONDS > s.REQUEST_TIMEOUT_SECONDS) {
+    problems.push(`HEADERS_TIMEOUT_SECONDS: must not exceed REQUEST_TIMEOUT_SECONDS (${s.REQUEST_TIMEOUT_SECONDS})`);
+  }
   if (s.WEBHOOKS_CLAIM_SECONDS <= s.WEBHOOKS_TIMEOUT_SECONDS) {
     problems.push(`WEBHOOKS_CLAIM_SECONDS: must exceed WEBHOOKS_TIMEOUT_SECONDS (${s.WEBHOOKS_TIMEOUT_SECONDS})`);
   }
@@ -193,6 +226,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     port: s.PORT,
     host: s.HOST,
+    headersTimeoutSeconds: s.HEADERS_TIMEOUT_SECONDS,
+    requestTimeoutSeconds: s.REQUEST_TIMEOUT_SECONDS,
+    idleTimeoutSeconds: s.IDLE_TIMEOUT_SECONDS,
+    keepAliveTimeoutSeconds: s.KEEP_ALIVE_TIMEOUT_SECONDS,
     databaseUrl: s.DATABASE_URL,
     publicUrl,
     siteUrl,
