@@ -99,8 +99,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return payload;
   });
 
-  // Prometheus metrics at /metrics (requests by route, tips, outbox depth, process).
-  registerMetrics(app, services);
+  // Prometheus metrics (requests by route, tips, outbox depth, process): /metrics on this port
+  // only behind METRICS_TOKEN, and not at all when METRICS_PORT moves it to its own listener.
+  registerMetrics(app, services, { token: config.metricsToken, onPublicPort: config.metricsToken !== undefined && config.metricsPort === undefined }, config.publicUrl);
 
   /** GET /healthz — the process is up. */
   app.get('/healthz', async () => ({ status: 'ok' }));
