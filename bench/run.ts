@@ -75,6 +75,7 @@
  *   BENCH_DATABASE_URL='postgres://postgres@127.0.0.1:5432/test?schema=bench' npm run bench
  *   BENCH_DURATION=3 BENCH_USERS=200 npm run bench          (a quick smoke run)
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -83,6 +84,9 @@ import { sql } from 'kysely';
 import { guardChildren, sampleRss, startScriptNodeFlags, startServer, stopServer, type Server } from './lib/processes.ts';
 import { runLoad, type LoadFigures, type RequestsFactory } from './lib/load.ts';
 import { firstUntippedIndex, prepareBenchDatabase, type BenchData } from './lib/setup.ts';
+
+/** The token the bench's servers ask of a scrape of GET /metrics (METRICS_TOKEN). */
+const BENCH_METRICS_TOKEN = randomBytes(32).toString('hex');
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'bench', 'results');
@@ -179,7 +183,7 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFracti
 /** Child environment: ours, minus settings the bench decides, plus `extra`. */
 function childEnv(extra: Record<string, string>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
-  for (const k of ['DATABASE_URL', 'PORT', 'HOST', 'PUBLIC_URL', 'SITE_URL', 'AUTH_URL', 'LOG_LEVEL']) delete env[k];
+  for (const k of ['DATABASE_URL', 'PORT', 'HOST', 'PUBLIC_URL', 'SITE_URL', 'AUTH_URL', 'LOG_LEVEL', 'METRICS_PORT']) delete env[k];
   return { ...env, ...extra };
 }
 
@@ -237,6 +241,7 @@ async function startTipjar(engine: string, url: string, processes: number): Prom
           // Every request is still counted, but the bench measures the endpoints, not 403s.
           RATE_LIMIT_ANONYMOUS: process.env.RATE_LIMIT_ANONYMOUS || '1000000000',
           RATE_LIMIT_AUTHENTICATED: process.env.RATE_LIMIT_AUTHENTICATED || '1000000000',
+          METRICS_TOKEN: BENCH_METRICS_TOKEN,
         }),
         logDir: LOGS,
         readyTimeoutMs: 120_000,
@@ -318,7 +323,7 @@ const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length
 async function searchCacheCounts(targets: string[]): Promise<{ hits: number; misses: number }> {
   const counts = { hits: 0, misses: 0 };
   for (const target of targets) {
-    const text = await (await fetch(`${target}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+    const text = await (await fetch(`${target}/metrics`, { headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` }, signal: AbortSignal.timeout(10_000) })).text();
     for (const [, result, n] of text.matchAll(/^tipjar_search_cache_requests_total\{result="(hit|miss)"\} (\d+)$/gm)) {
       counts[result === 'hit' ? 'hits' : 'misses'] += Number(n);
     }

@@ -19,6 +19,7 @@ import { oauthRoutes } from './http/routes/oauth/index.ts';
 import type { RouteContext } from './http/context.ts';
 import cors from '@fastify/cors';
 import { registerMetrics } from './http/plugins/metrics.ts';
+import { serverOptions } from './http/server-options.ts';
 import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendNotFoundPage, webPlugin } from './web/index.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
@@ -50,6 +51,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     disableRequestLogging: config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace',
     // Client IP for anonymous rate limits: the socket address unless TRUST_PROXY names the proxies.
     trustProxy: config.trustProxy,
+    // Deadlines for headers, whole requests, idle and kept-alive connections; HTTP-level errors in the error shape.
+    ...serverOptions(config, config.publicUrl),
   });
   const services: Services = {
     database,
@@ -99,8 +102,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return payload;
   });
 
-  // Prometheus metrics at /metrics (requests by route, tips, outbox depth, process).
-  registerMetrics(app, services);
+  // Prometheus metrics (requests by route, tips, outbox depth, process): /metrics on this port
+  // only behind METRICS_TOKEN, and not at all when METRICS_PORT moves it to its own listener.
+  registerMetrics(app, services, { token: config.metricsToken, onPublicPort: config.metricsToken !== undefined && config.metricsPort === undefined }, config.publicUrl);
 
   /** GET /healthz — the process is up. */
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -10,6 +10,7 @@ import { buildApp } from './app.ts';
 import { startScheduler } from './scheduler/index.ts';
 import { systemClock } from './domain/clock.ts';
 import { startDispatcher } from './webhooks/dispatcher.ts';
+import { listenForMetrics } from './http/plugins/metrics.ts';
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
@@ -30,6 +31,19 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   process.stdout.write(`Tipjar listening on http://${config.host}:${port} (API ${config.publicUrl}/rest/v2, database ${database.engine})\n`);
+  // GET /metrics on its own listener (METRICS_PORT, on METRICS_HOST: loopback by default); if it
+  // cannot listen, start-up fails and nothing stays open.
+  let metrics: Awaited<ReturnType<typeof listenForMetrics>> | undefined;
+  if (config.metricsPort !== undefined) {
+    try {
+      metrics = await listenForMetrics(app, { port: config.metricsPort, host: config.metricsHost, token: config.metricsToken, publicUrl: config.publicUrl, timeouts: config });
+    } catch (err) {
+      await app.close();
+      await database.close();
+      throw err;
+    }
+    process.stdout.write(`Metrics on http://${config.metricsHost}:${config.metricsPort}/metrics\n`);
+  }
   // Settlement after each month ends, then renewal of subscriptions (SCHEDULER=on|off).
   const scheduler = config.scheduler
     ? startScheduler({ database, clock: systemClock, siteUrl: config.siteUrl }, {
@@ -53,6 +67,7 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
     closing = true;
     process.stdout.write(`${signal}: draining requests and closing\n`);
     await app.close();
+    await metrics?.close();
     await scheduler?.stop();
     await dispatcher?.stop();
     await database.close();

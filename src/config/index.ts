@@ -10,6 +10,30 @@ import { isIP } from 'node:net';
 export const SettingsSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'TCP port to listen on' }),
   HOST: Type.String({ minLength: 1, default: 'localhost', description: 'interface to listen on (0.0.0.0 for all)' }),
+  HEADERS_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 10,
+    description: "a connection that has not sent a request's complete headers this long after it opened (or after its first byte on a kept-alive connection) gets 408 and is closed, in seconds (at most REQUEST_TIMEOUT_SECONDS)",
+  }),
+  REQUEST_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 30,
+    description: 'a request whose headers and body have not all arrived this long after it began gets 408 and its connection is closed, in seconds',
+  }),
+  IDLE_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 60,
+    description: 'a connection on which no byte moves in either direction this long, other than while kept alive between requests (e.g. a client that stops reading its answer), is closed, in seconds',
+  }),
+  KEEP_ALIVE_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 72,
+    description: "a kept-alive connection waiting for its next request is closed after this long, in seconds; behind a load balancer keep it above the balancer's idle timeout (60 s on most)",
+  }),
   DATABASE_URL: Type.String({
     minLength: 1,
     default: 'sqlite:./data/tipjar.db',
@@ -82,6 +106,24 @@ export const SettingsSchema = Type.Object({
     default: 2_000,
     description: 'most search results the cache keeps; four fifths are kept for searches asked more than once (segmented LRU)',
   }),
+  METRICS_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 32,
+      description: 'bearer token a Prometheus scraper must send (Authorization: Bearer <token>) for GET /metrics; at least 32 characters (e.g. `openssl rand -hex 32`); unset: /metrics is not served on the public port',
+    }),
+  ),
+  METRICS_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 65535,
+      description: 'serve GET /metrics only on this port, on its own listener at METRICS_HOST (the public port then answers 404); unset: no such listener',
+    }),
+  ),
+  METRICS_HOST: Type.String({
+    minLength: 1,
+    default: '127.0.0.1',
+    description: 'interface of the METRICS_PORT listener (loopback by default: only this machine can scrape)',
+  }),
   TRUST_PROXY: Type.String({
     minLength: 1,
     default: 'false',
@@ -91,10 +133,19 @@ export const SettingsSchema = Type.Object({
 
 export type Settings = Static<typeof SettingsSchema>;
 
+/** Settings whose values are never repeated in an error message. */
+const SECRETS = new Set(['METRICS_TOKEN']);
+
 /** The parsed configuration the application runs with. URLs have no trailing slash. */
 export interface Config {
   port: number;
   host: string;
+  /** seconds a client has for a request's headers, for the whole request, for a pause in the
+   * middle of an exchange, and between requests on a kept-alive connection */
+  headersTimeoutSeconds: number;
+  requestTimeoutSeconds: number;
+  idleTimeoutSeconds: number;
+  keepAliveTimeoutSeconds: number;
   databaseUrl: string;
   /** Origin of the API, e.g. `http://localhost:3000`; the API root is `${publicUrl}/rest/v2`. */
   publicUrl: string;
@@ -113,6 +164,11 @@ export interface Config {
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitKeyPrefix: string;
+  /** bearer token for GET /metrics; undefined asks for none (and keeps /metrics off the public port) */
+  metricsToken: string | undefined;
+  /** port and interface of the separate metrics listener; undefined: none */
+  metricsPort: number | undefined;
+  metricsHost: string;
   /** Fastify `trustProxy`: false, true, a hop count, or proxy addresses/CIDRs */
   trustProxy: boolean | number | string[];
   /** run settlement and renewal inside `serve` (SCHEDULER=on) */
@@ -173,7 +229,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     if (problems.some((p) => p.startsWith(`${name}:`))) continue;
     const schema = SettingsSchema.properties[name as keyof Settings] as { anyOf?: { const: string }[] };
     const expected = schema.anyOf ? `one of ${schema.anyOf.map((a) => a.const).join(', ')}` : e.message.replace(/^Expected/, 'expected');
-    problems.push(`${name}: ${expected} (got "${String(raw[name])}")`);
+    problems.push(SECRETS.has(name) ? `${name}: ${expected}` : `${name}: ${expected} (got "${String(raw[name])}")`);
   }
   const s = converted as Settings;
   if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(s.DATABASE_URL)) {
@@ -186,6 +242,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push(`REDIS_URL: must start with redis:// or rediss:// (got "${s.REDIS_URL}")`);
   }
   const trustProxy = parseTrustProxy(s.TRUST_PROXY, problems);
+  if (s.METRICS_PORT !== undefined && s.METRICS_PORT === s.PORT) problems.push(`METRICS_PORT: must differ from PORT (${s.PORT})`);
+  if (s.HEADERS_TIMEOUT_SECONDS > s.REQUEST_TIMEOUT_SECONDS) {
+    problems.push(`HEADERS_TIMEOUT_SECONDS: must not exceed REQUEST_TIMEOUT_SECONDS (${s.REQUEST_TIMEOUT_SECONDS})`);
+  }
   if (s.WEBHOOKS_CLAIM_SECONDS <= s.WEBHOOKS_TIMEOUT_SECONDS) {
     problems.push(`WEBHOOKS_CLAIM_SECONDS: must exceed WEBHOOKS_TIMEOUT_SECONDS (${s.WEBHOOKS_TIMEOUT_SECONDS})`);
   }
@@ -193,6 +253,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   return {
     port: s.PORT,
     host: s.HOST,
+    headersTimeoutSeconds: s.HEADERS_TIMEOUT_SECONDS,
+    requestTimeoutSeconds: s.REQUEST_TIMEOUT_SECONDS,
+    idleTimeoutSeconds: s.IDLE_TIMEOUT_SECONDS,
+    keepAliveTimeoutSeconds: s.KEEP_ALIVE_TIMEOUT_SECONDS,
     databaseUrl: s.DATABASE_URL,
     publicUrl,
     siteUrl,
@@ -207,6 +271,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimitAuthenticated: s.RATE_LIMIT_AUTHENTICATED,
     rateLimitKeyPrefix: s.RATE_LIMIT_KEY_PREFIX,
     trustProxy,
+    metricsToken: s.METRICS_TOKEN,
+    metricsPort: s.METRICS_PORT,
+    metricsHost: s.METRICS_HOST,
     scheduler: s.SCHEDULER === 'on',
     schedulerIntervalSeconds: s.SCHEDULER_INTERVAL_SECONDS,
     webhooks: s.WEBHOOKS === 'on',

@@ -1,10 +1,19 @@
 /**
  * The URL guard against server-side request forgery (DECISIONS.md "Partners, pending things,
- * webhooks" and "Discovery"): the service only sends requests to public unicast addresses. Refused
- * are loopback (127/8, ::1), private (10/8, 172.16/12, 192.168/16), link-local (169.254/16,
- * fe80::/10), unique-local (fc00::/7), unspecified, multicast, broadcast, carrier-grade NAT,
- * reserved and documentation ranges, and IPv4-mapped/translated IPv6 forms of any of them — every
- * range ipaddr.js does not call `unicast`. A host name is refused when ANY of its addresses is.
+ * webhooks" and "Discovery"): the service only sends requests to globally routable unicast
+ * addresses. An address is allowed only when it is
+ * - IPv4 outside every range of the IANA IPv4 Special-Purpose Address Registry, multicast
+ *   (224/4), reserved (240/4) and broadcast: every range ipaddr.js does not call `unicast`;
+ * - IPv6 inside global unicast `2000::/3` and outside every range of the IANA IPv6
+ *   Special-Purpose Address Registry (documentation, benchmarking, ORCHID, AMT, AS112, 6to4,
+ *   Teredo, …, all named by ipaddr.js's `range()`); everything outside `2000::/3` (loopback,
+ *   unique-local, link-local, multicast, discard, IPv4-compatible `::/96`, unassigned space) is
+ *   refused whatever ipaddr.js calls it;
+ * - or an IPv6 form with an IPv4 address inside that the packet really goes to: IPv4-mapped
+ *   `::ffff:0:0/96` and the NAT64 well-known prefix `64:ff9b::/96` are judged by that embedded
+ *   IPv4 address. Other forms embedding IPv4 (`::/96`, `::ffff:0:0:0/96`, `64:ff9b:1::/48`,
+ *   6to4, Teredo) are refused.
+ * A host name is refused when ANY of its addresses is.
  *
  * The check runs on the addresses a request will actually connect to: `resolveTarget` resolves
  * once, checks, and `pinnedLookup` hands exactly those checked addresses to the socket, so a name
@@ -36,16 +45,35 @@ export class UnsafeUrlError extends Error {
   }
 }
 
+/** IPv6 global unicast (RFC 4291 §2.4): the only IPv6 space a guarded request may reach. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+/** Deprecated IPv4-compatible IPv6 addresses (RFC 4291 §2.5.5.1), `::a.b.c.d`. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+/** The NAT64 well-known prefix (RFC 6052 §2.1): `64:ff9b::a.b.c.d` reaches the IPv4 address a.b.c.d. */
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
+
 /**
- * The range name of a forbidden address ('loopback', 'private', 'linkLocal', 'uniqueLocal', …),
- * or null when the address is public unicast. IPv4-mapped IPv6 addresses are judged as IPv4.
- * A string that is not an IP address is forbidden ('invalid').
+ * The range name of a forbidden address, or null when the address is globally routable unicast
+ * (the rules in this file's header).
+ * @param address an IPv4 or IPv6 address as text (an IPv6 zone id is allowed).
+ * @returns null, or ipaddr.js's range name ('loopback', 'private', 'linkLocal', 'uniqueLocal',
+ *   'reserved', '6to4', 'teredo', …), 'ipv4Compatible' for `::/96`, 'reserved' for IPv6 outside
+ *   `2000::/3` that ipaddr.js has no name for, and 'invalid' for text that is not an IP address.
+ *   IPv4-mapped and NAT64 addresses yield the range of their embedded IPv4 address.
  */
 export function forbiddenRange(address: string): string | null {
   if (!ipaddr.isValid(address)) return 'invalid';
-  const parsed = ipaddr.process(address);
-  const range = parsed.range();
-  return range === 'unicast' ? null : range;
+  const parsed = ipaddr.process(address); // IPv4-mapped IPv6 becomes its IPv4 address
+  if (parsed.kind() === 'ipv4') {
+    const range = parsed.range();
+    return range === 'unicast' ? null : range;
+  }
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.match(NAT64_WELL_KNOWN)) return forbiddenRange(ipaddr.fromByteArray(v6.toByteArray().slice(12)).toString());
+  const range = v6.range();
+  if (range !== 'unicast') return range;
+  if (v6.match(GLOBAL_UNICAST_V6)) return null;
+  return v6.match(IPV4_COMPATIBLE) ? 'ipv4Compatible' : 'reserved';
 }
 
 /** The host of a URL as an address or name: IPv6 literals lose their brackets. */

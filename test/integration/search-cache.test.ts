@@ -20,6 +20,8 @@ import { TREND_WINDOW } from '../../src/db/repositories/search.ts';
 
 const NOW = Date.UTC(2026, 5, 10, 12) / 1000;
 const MAX_AGE = 30;
+/** Lets the tests scrape GET /metrics (served only behind a token). */
+const METRICS_TOKEN = 'search-cache-metrics-token-0123456789abcdef';
 
 describe.each(ENGINES)('search result cache on %s', (engine) => {
   let t: TestApp;
@@ -28,7 +30,7 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
   const clock = fixedClock(NOW);
 
   beforeAll(async () => {
-    t = await buildTestApp(engine, { clock, env: { SEARCH_CACHE_SECONDS: String(MAX_AGE) } });
+    t = await buildTestApp(engine, { clock, env: { SEARCH_CACHE_SECONDS: String(MAX_AGE), METRICS_TOKEN } });
     owner = await buildUser(t.services);
     tipper = await buildUser(t.services);
   });
@@ -42,7 +44,9 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
   };
   /** The cache's hit and miss counts, from GET /metrics. */
   const cacheCounts = async () => {
-    const text = (await t.app.inject({ url: '/metrics' })).body;
+    const res = await t.app.inject({ url: '/metrics', headers: bearer(METRICS_TOKEN) });
+    expect(res.statusCode).toBe(200);
+    const text = res.body;
     const value = (result: string) => Number(new RegExp(`tipjar_search_cache_requests_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
     return { hits: value('hit'), misses: value('miss') };
   };
@@ -280,7 +284,7 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
   });
 
   it('SEARCH_CACHE_SECONDS=0 turns the cache off: no cache counts, every search sees the database', async () => {
-    const off = await buildTestApp(engine, { clock, env: { SEARCH_CACHE_SECONDS: '0' } });
+    const off = await buildTestApp(engine, { clock, env: { SEARCH_CACHE_SECONDS: '0', METRICS_TOKEN } });
     try {
       const user = await buildUser(off.services);
       const word = freshWord();
@@ -290,7 +294,10 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
       await sql`update things set title = ${'renamed'} where title = ${`${word} one`}`.execute(off.db.database.db);
       const second = await off.app.inject({ url: `${API}/things/search?query=${word}` });
       expect(json(second).total_items).toBe(0);
-      expect((await off.app.inject({ url: '/metrics' })).body).not.toContain('tipjar_search_cache_requests_total');
+      const metrics = await off.app.inject({ url: '/metrics', headers: bearer(METRICS_TOKEN) });
+      expect(metrics.statusCode).toBe(200);
+      expect(metrics.body).toContain('tipjar_http_request_duration_seconds');
+      expect(metrics.body).not.toContain('tipjar_search_cache_requests_total');
     } finally {
       await off.close();
     }

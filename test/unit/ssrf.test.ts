@@ -54,6 +54,125 @@ describe('forbiddenRange', () => {
   });
 });
 
+/**
+ * Every range of the IANA IPv4 and IPv6 Special-Purpose Address Registries, plus multicast, the
+ * IPv6 space outside global unicast and the IPv6 forms that embed an IPv4 address: one address
+ * each (several at the edges), with the range name the guard reports.
+ */
+describe('forbiddenRange: special-purpose registries', () => {
+  it.each([
+    // IPv4 Special-Purpose Address Registry
+    ['0.0.0.0', 'unspecified'], // 0.0.0.0/8 "this network"
+    ['0.255.255.255', 'unspecified'],
+    ['10.0.0.0', 'private'],
+    ['100.64.0.0', 'carrierGradeNat'], // 100.64.0.0/10 shared address space
+    ['100.127.255.255', 'carrierGradeNat'],
+    ['127.0.0.0', 'loopback'],
+    ['169.254.0.0', 'linkLocal'],
+    ['169.254.255.255', 'linkLocal'],
+    ['172.16.0.0', 'private'],
+    ['192.0.0.0', 'reserved'], // 192.0.0.0/24 IETF protocol assignments
+    ['192.0.0.8', 'reserved'], // IPv4 dummy address
+    ['192.0.0.9', 'reserved'], // Port Control Protocol anycast
+    ['192.0.0.10', 'reserved'], // TURN anycast
+    ['192.0.0.170', 'reserved'], // NAT64/DNS64 discovery
+    ['192.0.0.171', 'reserved'],
+    ['192.0.0.255', 'reserved'],
+    ['192.0.2.1', 'reserved'], // TEST-NET-1
+    ['192.31.196.1', 'as112'], // AS112-v4
+    ['192.52.193.1', 'amt'], // AMT
+    ['192.88.99.1', 'reserved'], // deprecated 6to4 relay anycast
+    ['192.168.255.255', 'private'],
+    ['192.175.48.1', 'as112'], // direct delegation AS112
+    ['198.18.0.0', 'reserved'], // 198.18.0.0/15 benchmarking
+    ['198.19.255.255', 'reserved'],
+    ['198.51.100.1', 'reserved'], // TEST-NET-2
+    ['203.0.113.1', 'reserved'], // TEST-NET-3
+    ['240.0.0.0', 'reserved'], // 240.0.0.0/4 reserved
+    ['255.255.255.254', 'reserved'],
+    ['255.255.255.255', 'broadcast'],
+    // IPv4 multicast
+    ['224.0.0.0', 'multicast'],
+    ['239.255.255.255', 'multicast'],
+    // IPv4 written as other text that still means an address
+    ['127.1', 'loopback'],
+    ['2130706433', 'loopback'],
+    // IPv6 Special-Purpose Address Registry
+    ['::', 'unspecified'],
+    ['::1', 'loopback'],
+    ['::ffff:169.254.169.254', 'linkLocal'], // IPv4-mapped: judged by the IPv4 address
+    ['::ffff:7f00:1', 'loopback'],
+    ['64:ff9b::7f00:1', 'loopback'], // NAT64 well-known prefix: judged by the IPv4 address
+    ['64:ff9b::a9fe:a9fe', 'linkLocal'],
+    ['64:ff9b::c0a8:101', 'private'],
+    ['64:ff9b:1::1', 'rfc6052'], // 64:ff9b:1::/48 local-use IPv4/IPv6 translation
+    ['64:ff9b:1:ffff::808:808', 'rfc6052'],
+    ['100::1', 'discard'], // 100::/64 discard-only
+    ['100:0:0:1::1', 'reserved'], // 100:0:0:1::/64 dummy IPv6 prefix (outside 2000::/3)
+    ['2001::1', 'teredo'], // 2001::/32 Teredo
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'teredo'],
+    ['2001:1::1', 'reserved'], // 2001::/23 IETF protocol assignments: PCP anycast
+    ['2001:1::2', 'reserved'], // TURN anycast
+    ['2001:1::3', 'reserved'], // DNS-SD service registration anycast
+    ['2001:1ff:ffff:ffff::1', 'reserved'], // last /64 of 2001::/23
+    ['2001:2::1', 'benchmarking'],
+    ['2001:3::1', 'amt'],
+    ['2001:4:112::1', 'as112v6'],
+    ['2001:10::1', 'deprecatedOrchid'],
+    ['2001:20::1', 'orchid2'],
+    ['2001:30::1', 'droneRemoteIdProtocolEntityTags'],
+    ['2001:db8::1', 'reserved'], // documentation
+    ['2001:db8:ffff:ffff:ffff:ffff:ffff:ffff', 'reserved'],
+    ['2002::1', '6to4'],
+    ['2002:7f00:1::1', '6to4'], // 6to4 carrying 127.0.0.1
+    ['2620:4f:8000::1', 'as112v6'],
+    ['3fff::1', 'reserved'], // 3fff::/20 documentation
+    ['3fff:fff:ffff::1', 'reserved'],
+    ['5f00::1', 'segmentRouting'],
+    ['fc00::1', 'uniqueLocal'],
+    ['fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'uniqueLocal'],
+    ['fe80::1', 'linkLocal'],
+    ['fe80::1%eth0', 'linkLocal'],
+    ['febf:ffff::1', 'linkLocal'],
+    // IPv6 outside the registry, still not global unicast
+    ['fec0::1', 'deprecatedSiteLocal'],
+    ['ff02::1', 'multicast'],
+    ['ff0e::101', 'multicast'],
+    ['::7f00:1', 'ipv4Compatible'], // ::127.0.0.1, IPv4-compatible (deprecated)
+    ['::a00:1', 'ipv4Compatible'],
+    ['::808:808', 'ipv4Compatible'], // refused even with a public IPv4 inside
+    ['::ffff:0:7f00:1', 'rfc6145'], // IPv4-translated
+    ['::1:0:0:1', 'reserved'], // rest of ::/8
+    ['1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'reserved'], // just below 2000::/3
+    ['4000::', 'reserved'], // just above 2000::/3
+    ['e000::1', 'reserved'],
+  ])('refuses %s (%s)', (address, range) => {
+    expect(forbiddenRange(address)).toBe(range);
+  });
+
+  it.each([
+    '1.1.1.1',
+    '100.63.255.255', // just below 100.64.0.0/10
+    '100.128.0.0', // just above it
+    '192.0.1.255',
+    '192.0.3.0',
+    '198.17.255.255', // just below 198.18.0.0/15
+    '198.20.0.0', // just above it
+    '223.255.255.255', // just below multicast
+    '::ffff:8.8.8.8', // IPv4-mapped, public inside
+    '64:ff9b::808:808', // NAT64 of 8.8.8.8
+    '2001:200::1', // first address after 2001::/23
+    '2620:4f:7fff:ffff::1', // just below AS112's 2620:4f:8000::/48
+    '2001:4860:4860::8888',
+    '2400:cb00:2048:1::c629:d7a2',
+    '2620:4f:8001::1',
+    '2a00:1450:4001:81c::200e',
+    '3ffe::1', // below 3fff::/20, still in 2000::/3
+  ])('allows global unicast %s', (address) => {
+    expect(forbiddenRange(address)).toBeNull();
+  });
+});
+
 describe('resolveTarget', () => {
   it.each([
     ['http://127.0.0.1/hook', 'loopback'],
@@ -64,6 +183,12 @@ describe('resolveTarget', () => {
     ['http://[::1]:3000/hook', 'loopback'],
     ['http://[fe80::1]/hook', 'linkLocal'],
     ['http://[fc00::5]/hook', 'uniqueLocal'],
+    ['http://[::7f00:1]:3000/hook', 'ipv4Compatible'],
+    ['http://[::127.0.0.1]/hook', 'ipv4Compatible'],
+    ['http://[64:ff9b::7f00:1]/hook', 'loopback'],
+    ['http://[2002:a9fe:a9fe::1]/latest/meta-data', '6to4'],
+    ['http://100.64.1.1/hook', 'carrierGradeNat'],
+    ['http://0x7f.1/hook', 'loopback'],
   ])('refuses the literal address in %s without resolving', async (url, range) => {
     const resolver = stubResolver({});
     await expect(resolveTarget(url, { resolver })).rejects.toThrow(new RegExp(`a ${range} address`));
@@ -78,6 +203,14 @@ describe('resolveTarget', () => {
     ['metadata.test', ['169.254.169.254'], 'linkLocal'],
     ['six.test', ['::1'], 'loopback'],
     ['mixed.test', ['93.184.216.34', '10.0.0.1'], 'private'],
+    ['compatible.test', ['::7f00:1'], 'ipv4Compatible'],
+    ['nat64.test', ['64:ff9b::a9fe:a9fe'], 'linkLocal'],
+    ['sixtofour.test', ['2002:7f00:1::1'], '6to4'],
+    ['teredo.test', ['2001:0:4136:e378:8000:63bf:3fff:fdd2'], 'teredo'],
+    ['cgnat.test', ['100.100.100.100'], 'carrierGradeNat'],
+    ['benchmark.test', ['198.18.0.1'], 'reserved'],
+    ['docs.test', ['2001:db8::10'], 'reserved'],
+    ['dual.test', ['93.184.216.34', '2001:db8::1'], 'reserved'],
   ])('refuses the name %s resolving to %j', async (host, addresses, range) => {
     const resolver = stubResolver({ [host]: addresses });
     const err = await resolveTarget(`https://${host}/hook`, { resolver }).catch((e: unknown) => e);
@@ -103,10 +236,22 @@ describe('resolveTarget', () => {
     await expect(resolveTarget('not a url', { resolver })).rejects.toThrow(/not an absolute URL/);
   });
 
+  it('accepts a name resolving to NAT64 and IPv4-mapped forms of public addresses, connecting to them as given', async () => {
+    const resolver = stubResolver({ 'v6only.test': ['64:ff9b::5db8:d822', '::ffff:93.184.216.34'] });
+    const target = await resolveTarget('https://v6only.test/hook', { resolver });
+    expect(target.addresses).toEqual([
+      { address: '64:ff9b::5db8:d822', family: 6 },
+      { address: '::ffff:93.184.216.34', family: 6 },
+    ]);
+  });
+
   it('lets private addresses through only with allowPrivate', async () => {
-    const resolver = stubResolver({ 'intranet.test': ['10.0.0.1'] });
+    const resolver = stubResolver({ 'intranet.test': ['10.0.0.1'], 'compat.test': ['::7f00:1'] });
     const target = await resolveTarget('http://intranet.test/hook', { resolver, allowPrivate: true });
     expect(target.addresses).toEqual([{ address: '10.0.0.1', family: 4 }]);
+    await expect(resolveTarget('http://compat.test/hook', { resolver })).rejects.toThrow('refused: compat.test resolves to ::7f00:1, a ipv4Compatible address');
+    const compat = await resolveTarget('http://compat.test/hook', { resolver, allowPrivate: true });
+    expect(compat.addresses).toEqual([{ address: '::7f00:1', family: 6 }]);
   });
 });
 
@@ -121,6 +266,9 @@ describe('partner webhook URL at registration', () => {
     );
     await expect(checkWebhookUrl('https://hooks.internal.test/tipjar', true, resolver)).resolves.toBe('https://hooks.internal.test/tipjar');
     await expect(checkWebhookUrl('http://[::1]/x', false, resolver)).rejects.toThrow(/a loopback address/);
+    await expect(checkWebhookUrl('http://[::7f00:1]/x', false, resolver)).rejects.toThrow('webhook-url: refused: ::7f00:1 is a ipv4Compatible address');
+    await expect(checkWebhookUrl('http://[64:ff9b::a00:1]/x', false, resolver)).rejects.toThrow('webhook-url: refused: 64:ff9b::a00:1 is a private address');
+    await expect(checkWebhookUrl('http://[::7f00:1]/x', true, resolver)).resolves.toBe('http://[::7f00:1]/x');
   });
 });
 
