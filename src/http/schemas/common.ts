@@ -12,18 +12,18 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema, FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
-import type { Format } from '../../formats/negotiation.ts';
+import { CONTENT_TYPE, JSONP_TYPE, TEXT_XML_TYPE, type Format } from '../../formats/negotiation.ts';
 import { ref } from './representations.ts';
 import { STATUS as ERROR_STATUS } from '../plugins/errors.ts';
 
 /** Response media types exactly as the API sends them (src/formats/negotiation.ts, plugins/formats.ts). */
 export const MEDIA = {
-  json: 'application/json;charset=utf-8',
-  xml: 'application/xml;charset=utf-8',
-  textXml: 'text/xml;charset=utf-8',
-  jsonp: 'application/javascript;charset=utf-8',
-  as: 'application/stream+json',
-  atom: 'application/atom+xml;charset=utf-8',
+  json: CONTENT_TYPE.json,
+  xml: CONTENT_TYPE.xml,
+  textXml: TEXT_XML_TYPE,
+  jsonp: JSONP_TYPE,
+  as: CONTENT_TYPE.as,
+  atom: CONTENT_TYPE.atom,
 } as const;
 
 /** Request body media types (api-v2.md conventions 5). */
