@@ -55,6 +55,14 @@ export class UnauthorizedError extends DomainError {
     super('unauthorized', message, section);
   }
 }
+/**
+ * A bearer token that is unknown, revoked or malformed (401 `unauthorized`): RFC 6750 §3.1
+ * `invalid_token`, which the `WWW-Authenticate` challenge names.
+ */
+export class InvalidTokenError extends UnauthorizedError {
+  /** the RFC 6750 §3.1 error code of the challenge */
+  readonly bearerError = 'invalid_token';
+}
 export class InsufficientScopeError extends DomainError {
   constructor(readonly scope: string) {
     super('insufficient_scope', `The access token lacks the "${scope}" scope`, 'authentication');
