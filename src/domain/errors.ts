@@ -21,8 +21,21 @@ export type ErrorCode =
   | 'not_acceptable'
   | 'server_error';
 
-/** Docs section an error's `error_uri` points at (docs/api.md anchors). */
-export type DocsSection = 'api' | 'things' | 'search' | 'tips' | 'users' | 'subscriptions' | 'activities' | 'authentication' | 'limits';
+/**
+ * Docs section an error's `error_uri` points at: a section of docs/api.md; DOCS_ANCHORS in
+ * http/plugins/errors.ts gives its heading id on /docs/api (`api` is the Errors section).
+ */
+export type DocsSection =
+  | 'api'
+  | 'things'
+  | 'search'
+  | 'tips'
+  | 'users'
+  | 'subscriptions'
+  | 'activities'
+  | 'authentication'
+  | 'limits'
+  | 'verification';
 
 export class DomainError extends Error {
   constructor(

@@ -32,9 +32,26 @@ export interface ErrorBody {
   error_uri: string;
 }
 
-/** `error_uri`: the project's own docs page for the resource (served at /docs/api). */
+/**
+ * The heading id on /docs/api (docs/api.md rendered with GitHub-style ids, src/web/api-docs.ts)
+ * of each docs section: the `##`/`###` heading that explains the errors of that resource.
+ */
+export const DOCS_ANCHORS: Record<DocsSection, string> = {
+  api: 'errors',
+  things: 'things',
+  search: 'search',
+  tips: 'tips',
+  users: 'users',
+  subscriptions: 'subscriptions',
+  activities: 'activities',
+  authentication: 'authentication',
+  limits: 'rate-limits',
+  verification: 'verification-and-claiming',
+};
+
+/** `error_uri`: `{publicUrl}/docs/api#<heading id>`, the section of the docs page that explains the error. */
 export function errorUri(publicUrl: string, section: DocsSection): string {
-  return `${publicUrl}/docs/api#${section === 'api' ? 'errors' : section}`;
+  return `${publicUrl}/docs/api#${DOCS_ANCHORS[section]}`;
 }
 
 /**
