@@ -2,8 +2,9 @@
  * Formats on every API route (api-v2.md conventions 2–4, DECISIONS.md "Formats and protocol"):
  * suffix/Accept negotiation (src/formats/negotiation.ts: media-type parameters and q-values per
  * RFC 9110 §12.5.1; `application/javascript` when `jsonp` is given; 406 `not_acceptable`, always as
- * JSON, naming the formats offered), the XML rendering of JSON bodies, and JSONP (`?jsonp=callback` → `application/javascript`, `/**\/cb(<json>);`, real status
- * kept, `X-Content-Type-Options: nosniff`; a callback not matching the safe pattern → 400
+ * JSON, naming the formats offered), the XML rendering of JSON bodies, and JSONP
+ * (`?jsonp=callback` → `application/javascript`, `/**\/cb(<json>);`, real status kept,
+ * `X-Content-Type-Options: nosniff`; a callback not matching the safe pattern → 400
  * `invalid_parameters`). Routes declare `config.formats` (default JSON and XML) and, for arrays,
  * `config.xmlRoot`. Feed formats (`as`, `atom`) are rendered by the route itself.
  */
