@@ -3,7 +3,6 @@
  * it with `inject`.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { readFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import type { Config } from './config/index.ts';
 import type { Database } from './db/connect.ts';
@@ -22,6 +21,7 @@ import { registerMetrics } from './http/plugins/metrics.ts';
 import { serverOptions } from './http/server-options.ts';
 import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendNotFoundPage, webPlugin } from './web/index.ts';
+import { registerApiDocs } from './web/api-docs.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import { createRateLimiter } from './ratelimit/limiter.ts';
 import { createDiscovery } from './discovery/index.ts';
@@ -117,11 +117,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return reply.code(503).send({ status: 'unavailable' });
     }
   });
-  /** GET /docs/api — the wire-format document that every `error_uri` points into. */
-  app.get('/docs/api', async (_request, reply) => {
-    const text = await readFile(new URL('../docs/api.md', import.meta.url), 'utf8');
-    return reply.type('text/markdown; charset=utf-8').send(text);
-  });
+  // GET /docs/api — the wire-format document that every `error_uri` points into: HTML for
+  // browsers, markdown for `Accept: text/markdown` (src/web/api-docs.ts), rendered once, here.
+  registerApiDocs(app);
 
   // OpenAPI 3.1 at /openapi.json and Swagger UI at /docs, generated from the route schemas that
   // follow (registered before them: @fastify/swagger collects routes as they are added).

@@ -21,8 +21,21 @@ export type ErrorCode =
   | 'not_acceptable'
   | 'server_error';
 
-/** Docs section an error's `error_uri` points at (docs/api.md anchors). */
-export type DocsSection = 'api' | 'things' | 'search' | 'tips' | 'users' | 'subscriptions' | 'activities' | 'authentication' | 'limits';
+/**
+ * Docs section an error's `error_uri` points at: a section of docs/api.md; DOCS_ANCHORS in
+ * http/plugins/errors.ts gives its heading id on /docs/api (`api` is the Errors section).
+ */
+export type DocsSection =
+  | 'api'
+  | 'things'
+  | 'search'
+  | 'tips'
+  | 'users'
+  | 'subscriptions'
+  | 'activities'
+  | 'authentication'
+  | 'limits'
+  | 'verification';
 
 export class DomainError extends Error {
   constructor(
@@ -54,6 +67,14 @@ export class UnauthorizedError extends DomainError {
   constructor(message = 'You are unauthorized to access the resource', section: DocsSection = 'authentication') {
     super('unauthorized', message, section);
   }
+}
+/**
+ * A bearer token that is unknown, revoked or malformed (401 `unauthorized`): RFC 6750 §3.1
+ * `invalid_token`, which the `WWW-Authenticate` challenge names.
+ */
+export class InvalidTokenError extends UnauthorizedError {
+  /** the RFC 6750 §3.1 error code of the challenge */
+  readonly bearerError = 'invalid_token';
 }
 export class InsufficientScopeError extends DomainError {
   constructor(readonly scope: string) {

@@ -152,19 +152,19 @@ export async function verifyIdentity(
   rawIdentity: unknown,
   username?: string,
 ): Promise<{ identity: string; claimedThingIds: number[] }> {
-  if (principal.clientId === null) throw new UnauthorizedError('Only a partner application may verify identities', 'users');
+  if (principal.clientId === null) throw new UnauthorizedError('Only a partner application may verify identities', 'verification');
   const partner = await findPartnerByClientRowId(s.database.db, principal.clientId);
-  if (!partner) throw new UnauthorizedError('Only a partner application may verify identities', 'users');
+  if (!partner) throw new UnauthorizedError('Only a partner application may verify identities', 'verification');
   if (username !== undefined && username.toLowerCase() !== principal.username.toLowerCase()) {
-    throw new UnauthorizedError(`The access token does not belong to ${username}`, 'users');
+    throw new UnauthorizedError(`The access token does not belong to ${username}`, 'verification');
   }
   const id = parseIdentity(rawIdentity);
-  if (!id) throw new UnauthorizedError('Invalid identity: expected email:<md5>, twitter:user:id:<digits> or partner:<namespace>:<id>', 'users');
+  if (!id) throw new UnauthorizedError('Invalid identity: expected email:<md5>, twitter:user:id:<digits> or partner:<namespace>:<id>', 'verification');
   if (id.kind === 'partner' && id.namespace !== partner.namespace) {
-    throw new UnauthorizedError(`Partner "${partner.namespace}" may not verify identities of namespace "${id.namespace}"`, 'users');
+    throw new UnauthorizedError(`Partner "${partner.namespace}" may not verify identities of namespace "${id.namespace}"`, 'verification');
   }
   const claimed = await claimIdentity(s, principal.userId, id.identity, partner.id);
-  if (claimed === null) throw new UnauthorizedError(`The identity ${id.identity} has already been verified by another account`, 'users');
+  if (claimed === null) throw new UnauthorizedError(`The identity ${id.identity} has already been verified by another account`, 'verification');
   return { identity: id.identity, claimedThingIds: claimed };
 }
 

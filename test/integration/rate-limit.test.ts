@@ -269,7 +269,7 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
         expect(json(res)).toEqual({
           error: 'rate_limit_exceeded',
           error_description: 'Rate limit exceeded: 3 requests per hour; the allowance renews at Tue, 17 Jul 2012 11:00:00 GMT',
-          error_uri: `${PUBLIC_URL}/docs/api#limits`,
+          error_uri: `${PUBLIC_URL}/docs/api#rate-limits`,
         });
         expect(res.headers['retry-after']).toBe(String(WINDOW_END - T0));
         expectLimitHeaders(res, 3, 3, WINDOW_END);

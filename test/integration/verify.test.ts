@@ -59,8 +59,9 @@ describe.each(ENGINES)('partner verification on %s', (engine) => {
   const thingOwner = async (id: number) =>
     t.db.database.db.selectFrom('things').select(['owner_user_id', 'owner_identity', 'tips']).where('id', '=', id).executeTakeFirstOrThrow();
 
-  function expectUnauthorized(res: Awaited<ReturnType<typeof verify>>, description: string, section = 'users') {
+  function expectUnauthorized(res: Awaited<ReturnType<typeof verify>>, description: string, section = 'verification-and-claiming') {
     expect(res.statusCode).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="tipjar"');
     expect(json(res)).toEqual({ error: 'unauthorized', error_description: description, error_uri: `${PUBLIC_URL}/docs/api#${section}` });
   }
 

@@ -5,7 +5,7 @@
  * (the request's transaction has already rolled back).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, InsufficientScopeError, type DocsSection, type ErrorCode } from '../../domain/errors.ts';
+import { DomainError, InsufficientScopeError, InvalidTokenError, type DocsSection, type ErrorCode } from '../../domain/errors.ts';
 
 export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -32,17 +32,43 @@ export interface ErrorBody {
   error_uri: string;
 }
 
-/** `error_uri`: the project's own docs page for the resource (served at /docs/api). */
+/**
+ * The heading id on /docs/api (docs/api.md rendered with GitHub-style ids, src/web/api-docs.ts)
+ * of each docs section: the `##`/`###` heading that explains the errors of that resource.
+ */
+export const DOCS_ANCHORS: Record<DocsSection, string> = {
+  api: 'errors',
+  things: 'things',
+  search: 'search',
+  tips: 'tips',
+  users: 'users',
+  subscriptions: 'subscriptions',
+  activities: 'activities',
+  authentication: 'authentication',
+  limits: 'rate-limits',
+  verification: 'verification-and-claiming',
+};
+
+/** `error_uri`: `{publicUrl}/docs/api#<heading id>`, the section of the docs page that explains the error. */
 export function errorUri(publicUrl: string, section: DocsSection): string {
-  return `${publicUrl}/docs/api#${section === 'api' ? 'errors' : section}`;
+  return `${publicUrl}/docs/api#${DOCS_ANCHORS[section]}`;
 }
 
-/** Sends `err` in the error shape with its status (and WWW-Authenticate for token errors, RFC 6750). */
+/**
+ * The `WWW-Authenticate` challenge (RFC 6750 §3, RFC 9110 §11.6.1) sent with every 401 and with
+ * 403 `insufficient_scope`: `Bearer realm="tipjar"`, plus `error="invalid_token"` for an unknown,
+ * revoked or malformed token, or `error="insufficient_scope", scope="<needed>"`. A 401 whose token
+ * is valid (`no_means`, refused verification) or absent carries no error code (RFC 6750 §3.1).
+ */
+export function bearerChallenge(err: DomainError): string {
+  if (err instanceof InsufficientScopeError) return `Bearer realm="tipjar", error="insufficient_scope", scope="${err.scope}"`;
+  if (err instanceof InvalidTokenError) return `Bearer realm="tipjar", error="${err.bearerError}"`;
+  return 'Bearer realm="tipjar"';
+}
+
+/** Sends `err` in the error shape with its status, and `WWW-Authenticate` on every 401 (see bearerChallenge). */
 export function sendDomainError(reply: FastifyReply, publicUrl: string, err: DomainError, status = STATUS[err.code]): FastifyReply {
-  if (err.code === 'unauthorized' && err.section === 'authentication') reply.header('www-authenticate', 'Bearer realm="tipjar"');
-  if (err instanceof InsufficientScopeError) {
-    reply.header('www-authenticate', `Bearer realm="tipjar", error="insufficient_scope", scope="${err.scope}"`);
-  }
+  if (status === 401 || err instanceof InsufficientScopeError) reply.header('www-authenticate', bearerChallenge(err));
   const body: ErrorBody = { error: err.code, error_description: err.message, error_uri: errorUri(publicUrl, err.section) };
   return reply.code(status).type('application/json;charset=utf-8').send(body);
 }

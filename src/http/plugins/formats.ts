@@ -1,14 +1,16 @@
 /**
  * Formats on every API route (api-v2.md conventions 2–4, DECISIONS.md "Formats and protocol"):
- * suffix/Accept negotiation (406 `not_acceptable`, always as JSON), the XML rendering of JSON
- * bodies, and JSONP (`?jsonp=callback` → `application/javascript`, `/**\/cb(<json>);`, real status
- * kept, `X-Content-Type-Options: nosniff`; a callback not matching the safe pattern → 400
+ * suffix/Accept negotiation (src/formats/negotiation.ts: media-type parameters and q-values per
+ * RFC 9110 §12.5.1; `application/javascript` when `jsonp` is given; 406 `not_acceptable`, always as
+ * JSON, naming the formats offered), the XML rendering of JSON bodies, and JSONP
+ * (`?jsonp=callback` → `application/javascript`, `/**\/cb(<json>);`, real status kept,
+ * `X-Content-Type-Options: nosniff`; a callback not matching the safe pattern → 400
  * `invalid_parameters`). Routes declare `config.formats` (default JSON and XML) and, for arrays,
  * `config.xmlRoot`. Feed formats (`as`, `atom`) are rendered by the route itself.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError, InvalidParametersError } from '../../domain/errors.ts';
-import { CONTENT_TYPE, negotiate, RESOURCE_FORMATS, splitSuffix, type Format } from '../../formats/negotiation.ts';
+import { CONTENT_TYPE, describeFormats, negotiate, RESOURCE_FORMATS, JSONP_TYPE, splitSuffix, TEXT_XML_TYPE, type Format } from '../../formats/negotiation.ts';
 import { toXml } from '../../formats/xml.ts';
 import { single } from '../../domain/input.ts';
 
@@ -60,9 +62,9 @@ export function registerFormats(app: FastifyInstance): void {
     }
     if (request.is404) return;
     const available = request.routeOptions.config.formats ?? RESOURCE_FORMATS;
-    const chosen = negotiate(available, suffixes.get(request.raw), request.headers.accept);
+    const chosen = negotiate(available, suffixes.get(request.raw), request.headers.accept, request.jsonp !== undefined);
     if (!chosen) {
-      throw new DomainError('not_acceptable', `Unknown response format; this resource is available as ${available.join(', ')}`);
+      throw new DomainError('not_acceptable', `No format of this resource matches the request; it is available as ${describeFormats(available)}`);
     }
     request.format = chosen.format;
     if (chosen.textXml) (request as FastifyRequest & { textXml?: boolean }).textXml = true;
@@ -76,11 +78,11 @@ export function registerFormats(app: FastifyInstance): void {
     // 406 and other errors raised before negotiation stay JSON.
     if (request.format === 'xml' && type.startsWith('application/json') && reply.statusCode !== 406) {
       const textXml = (request as FastifyRequest & { textXml?: boolean }).textXml;
-      reply.header('content-type', textXml ? 'text/xml;charset=utf-8' : CONTENT_TYPE.xml);
+      reply.header('content-type', textXml ? TEXT_XML_TYPE : CONTENT_TYPE.xml);
       return toXml(JSON.parse(payload), request.routeOptions.config.xmlRoot);
     }
     if (request.jsonp !== undefined && isJsonType(type)) {
-      reply.header('content-type', 'application/javascript;charset=utf-8');
+      reply.header('content-type', JSONP_TYPE);
       reply.header('x-content-type-options', 'nosniff');
       // U+2028/2029 are valid in JSON but not in older JavaScript string literals.
       return `/**/${request.jsonp}(${payload.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')});`;

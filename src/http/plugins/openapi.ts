@@ -7,7 +7,7 @@
  *   endpoints), the website and operations routes do not;
  * - `GET /docs` — Swagger UI (@fastify/swagger-ui), its assets served from node_modules, no CDN,
  *   with a Content-Security-Policy that allows this origin only. `/docs/api` (docs/api.md, where
- *   every `error_uri` points) is a route of its own in app.ts and stays.
+ *   every `error_uri` points) is a route of its own (src/web/api-docs.ts) and stays.
  * Register before the routes: @fastify/swagger collects them with an onRoute hook.
  */
 import { readFileSync } from 'node:fs';

@@ -12,18 +12,18 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifySchema, FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
-import type { Format } from '../../formats/negotiation.ts';
+import { CONTENT_TYPE, JSONP_TYPE, TEXT_XML_TYPE, type Format } from '../../formats/negotiation.ts';
 import { ref } from './representations.ts';
 import { STATUS as ERROR_STATUS } from '../plugins/errors.ts';
 
 /** Response media types exactly as the API sends them (src/formats/negotiation.ts, plugins/formats.ts). */
 export const MEDIA = {
-  json: 'application/json;charset=utf-8',
-  xml: 'application/xml;charset=utf-8',
-  textXml: 'text/xml;charset=utf-8',
-  jsonp: 'application/javascript;charset=utf-8',
-  as: 'application/stream+json',
-  atom: 'application/atom+xml;charset=utf-8',
+  json: CONTENT_TYPE.json,
+  xml: CONTENT_TYPE.xml,
+  textXml: TEXT_XML_TYPE,
+  jsonp: JSONP_TYPE,
+  as: CONTENT_TYPE.as,
+  atom: CONTENT_TYPE.atom,
 } as const;
 
 /** Request body media types (api-v2.md conventions 5). */
@@ -112,8 +112,8 @@ const STATUS: Record<string, number> = ERROR_STATUS;
 const ALWAYS = ['invalid_parameters', 'unauthorized', 'rate_limit_exceeded', 'not_acceptable', 'server_error'];
 
 /**
- * The error responses of an API route, grouped by status; each lists its codes. 401/403 carry
- * `WWW-Authenticate`, 403 `Retry-After` (rate_limit_exceeded); all carry the rate-limit headers
+ * The error responses of an API route, grouped by status; each lists its codes. 401 carries
+ * `WWW-Authenticate`, 403 `WWW-Authenticate` (insufficient_scope) and `Retry-After` (rate_limit_exceeded); all carry the rate-limit headers
  * (except on /rate_limit). 406 is always JSON; other errors follow the negotiated format: JSON or
  * XML (`formats`, default both; feeds answer errors in JSON), and JSONP.
  */
@@ -127,7 +127,10 @@ export function errors(
   const out: Record<string, Record<string, unknown>> = {};
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const headers: Record<string, unknown> = {};
-    if (status === 401 || status === 403) headers['WWW-Authenticate'] = header('`Bearer realm="tipjar"` (with `error="insufficient_scope"` and `scope` for a missing scope)', Type.String());
+    if (status === 401) headers['WWW-Authenticate'] = header('`Bearer realm="tipjar"`, with `error="invalid_token"` for an unknown, revoked or malformed token', Type.String());
+    if (status === 403 && list.includes('insufficient_scope')) {
+      headers['WWW-Authenticate'] = header('`Bearer realm="tipjar", error="insufficient_scope", scope="<needed>"` (insufficient_scope only)', Type.String());
+    }
     if (list.includes('rate_limit_exceeded')) headers['Retry-After'] = header('seconds until the rate-limit window ends (rate_limit_exceeded only)');
     out[status] = response(`Error: ${list.map((c) => `\`${c}\``).join(', ')}`, ref('Error'), {
       formats: status === 406 ? ['json'] : (opts.formats ?? ['json', 'xml']),
