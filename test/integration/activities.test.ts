@@ -410,7 +410,9 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
     it('characters XML 1.0 cannot carry are dropped from Atom; a thing without a title is named by its URL', async () => {
       clock.set(T0);
       const owner = await buildUser(t.services);
-      await buildThing(t.services, owner, { title: 'Bell\u0007 and \u001Bescape', url: 'https://example.com/bell' });
+      // refused by the API today, but a title stored before may hold them
+      const bell = await buildThing(t.services, owner, { title: 'Bell', url: 'https://example.com/bell' });
+      await t.db.database.db.updateTable('things').set({ title: 'Bell\u0007 and \u001Bescape' }).where('id', '=', bell).execute();
       await buildThing(t.services, owner, { title: '', url: 'https://example.com/untitled' });
       const body = atom(await get(`/users/${owner.user.username}/activities.atom`));
       const titlesInFeed = parseFeed(body).items.map((i) => i.title);

@@ -66,9 +66,12 @@ export function bearerChallenge(err: DomainError): string {
   return 'Bearer realm="tipjar"';
 }
 
-/** Sends `err` in the error shape with its status, and `WWW-Authenticate` on every 401 (see bearerChallenge). */
+/**
+ * Sends `err` in the error shape with its status, and `WWW-Authenticate` on every 401 (see
+ * bearerChallenge) unless the caller set a challenge of its own (e.g. `/metrics`' realm).
+ */
 export function sendDomainError(reply: FastifyReply, publicUrl: string, err: DomainError, status = STATUS[err.code]): FastifyReply {
-  if (status === 401 || err instanceof InsufficientScopeError) reply.header('www-authenticate', bearerChallenge(err));
+  if ((status === 401 || err instanceof InsufficientScopeError) && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', bearerChallenge(err));
   const body: ErrorBody = { error: err.code, error_description: err.message, error_uri: errorUri(publicUrl, err.section) };
   return reply.code(status).type('application/json;charset=utf-8').send(body);
 }
