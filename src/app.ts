@@ -21,7 +21,8 @@ import { registerMetrics } from './http/plugins/metrics.ts';
 import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendNotFoundPage, webPlugin } from './web/index.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
-import { createRateLimiter } from './ratelimit/limiter.ts';
+import { RateLimiter } from './ratelimit/limiter.ts';
+import { CounterStore } from './ratelimit/store.ts';
 import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { SearchCache } from './domain/search-cache.ts';
@@ -60,14 +61,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     searchCache:
       config.searchCacheSeconds > 0 ? new SearchCache(database, { maxAgeSeconds: config.searchCacheSeconds, maxEntries: config.searchCacheEntries }) : undefined,
   };
-  // In memory, or in Redis when REDIS_URL is set (fails here when Redis cannot be reached).
-  const rateLimiter = await createRateLimiter({
+  // Every limit's counters: in memory, or in Redis when REDIS_URL is set (fails here when Redis
+  // cannot be reached); closed when the app closes.
+  const counters = await CounterStore.open({ keyPrefix: config.rateLimitKeyPrefix, redisUrl: config.redisUrl, log: app.log });
+  app.addHook('onClose', async () => counters.close());
+  const rateLimiter = new RateLimiter(counters, {
     anonymousLimit: config.rateLimitAnonymous,
     authenticatedLimit: config.rateLimitAuthenticated,
-    keyPrefix: config.rateLimitKeyPrefix,
-    redisUrl: config.redisUrl,
     clock: services.clock,
-    log: app.log,
   });
   const ctx: RouteContext = {
     services,
