@@ -23,6 +23,7 @@ import { sendNotFoundPage, webPlugin } from './web/index.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { CounterStore } from './ratelimit/store.ts';
+import { createClientAuthLimits } from './auth/oauth/client-auth-limits.ts';
 import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { SearchCache } from './domain/search-cache.ts';
@@ -122,8 +123,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, { publicUrl: config.publicUrl, authUrl: config.authUrl, apiPrefix: API_PREFIX });
 
   // OAuth 2 machine endpoints at the root of {auth_url} (token, revoke, RFC 8414 metadata), in
-  // their own context: errors there take the RFC 6749 §5.2 form.
-  await app.register(async (oauth) => oauthRoutes(oauth, { services, authUrl: config.authUrl, docsUrl: `${config.publicUrl}/docs/api#oauth-2` }));
+  // their own context: errors there take the RFC 6749 §5.2 form; failed client authentications
+  // are limited per (client_id, IP) and per IP.
+  const clientAuthLimits = createClientAuthLimits(counters, config, services.clock);
+  await app.register(async (oauth) =>
+    oauthRoutes(oauth, { services, authUrl: config.authUrl, docsUrl: `${config.publicUrl}/docs/api#oauth-2`, clientAuthLimits }),
+  );
 
   await app.register(
     async (api) => {

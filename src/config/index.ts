@@ -44,6 +44,16 @@ export const SettingsSchema = Type.Object({
   RATE_LIMIT_ANONYMOUS: Type.Integer({ minimum: 1, default: 1000, description: 'requests per hour without a token, per client IP' }),
   RATE_LIMIT_AUTHENTICATED: Type.Integer({ minimum: 1, default: 5000, description: "requests per hour with a token, per token's user and client" }),
   RATE_LIMIT_KEY_PREFIX: Type.String({ minLength: 1, default: 'tipjar:ratelimit', description: 'prefix of the rate-limit keys in Redis (one per deployment sharing a Redis)' }),
+  CLIENT_AUTH_FAILURES_PER_CLIENT_AND_IP: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'failed OAuth client authentications (/oauth/token, /oauth/revoke) per (client_id, client IP) per 15 minutes; then 429 for that pair, even with the right secret, until the quarter hour ends',
+  }),
+  CLIENT_AUTH_FAILURES_PER_IP: Type.Integer({
+    minimum: 1,
+    default: 30,
+    description: 'failed OAuth client authentications per client IP per 15 minutes, whatever the client_id; then 429 until the quarter hour ends',
+  }),
   SCHEDULER: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
     description: 'run settlement and subscription renewal inside the server after each month ends (off: run `tipjar settle` and `tipjar subscriptions renew` from cron)',
@@ -113,6 +123,9 @@ export interface Config {
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitKeyPrefix: string;
+  /** failed OAuth client authentications: per (client_id, IP) and per IP, per 15 minutes */
+  clientAuthFailuresPerClientAndIp: number;
+  clientAuthFailuresPerIp: number;
   /** Fastify `trustProxy`: false, true, a hop count, or proxy addresses/CIDRs */
   trustProxy: boolean | number | string[];
   /** run settlement and renewal inside `serve` (SCHEDULER=on) */
@@ -206,6 +219,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimitAnonymous: s.RATE_LIMIT_ANONYMOUS,
     rateLimitAuthenticated: s.RATE_LIMIT_AUTHENTICATED,
     rateLimitKeyPrefix: s.RATE_LIMIT_KEY_PREFIX,
+    clientAuthFailuresPerClientAndIp: s.CLIENT_AUTH_FAILURES_PER_CLIENT_AND_IP,
+    clientAuthFailuresPerIp: s.CLIENT_AUTH_FAILURES_PER_IP,
     trustProxy,
     scheduler: s.SCHEDULER === 'on',
     schedulerIntervalSeconds: s.SCHEDULER_INTERVAL_SECONDS,
