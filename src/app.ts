@@ -24,6 +24,7 @@ import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { CounterStore } from './ratelimit/store.ts';
 import { createClientAuthLimits } from './auth/oauth/client-auth-limits.ts';
+import { PasswordHasher } from './auth/passwords.ts';
 import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { SearchCache } from './domain/search-cache.ts';
@@ -33,6 +34,13 @@ export interface AppDeps {
   config: Config;
   database: Database;
   clock?: Clock;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** the process's bounded scrypt queue (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH_QUEUE) */
+    passwordHasher: PasswordHasher;
+  }
 }
 
 export const API_PREFIX = '/rest/v2';
@@ -52,6 +60,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Client IP for anonymous rate limits: the socket address unless TRUST_PROXY names the proxies.
     trustProxy: config.trustProxy,
   });
+  // Every password hash of the server runs through one bounded queue (src/auth/passwords.ts).
+  const passwordHasher = new PasswordHasher({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
+  app.decorate('passwordHasher', passwordHasher);
   const services: Services = {
     database,
     clock: deps.clock ?? systemClock,
@@ -61,6 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Search results kept while nothing they depend on changed (src/domain/search-cache.ts).
     searchCache:
       config.searchCacheSeconds > 0 ? new SearchCache(database, { maxAgeSeconds: config.searchCacheSeconds, maxEntries: config.searchCacheEntries }) : undefined,
+    passwordHashing: passwordHasher,
   };
   // Every limit's counters: in memory, or in Redis when REDIS_URL is set (fails here when Redis
   // cannot be reached); closed when the app closes.

@@ -54,6 +54,18 @@ export const SettingsSchema = Type.Object({
     default: 30,
     description: 'failed OAuth client authentications per client IP per 15 minutes, whatever the client_id; then 429 until the quarter hour ends',
   }),
+  PASSWORD_HASH_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 2,
+    description: 'password hashes (scrypt, 64 MiB and ≈ 0.3 s each) computed at once per process',
+  }),
+  PASSWORD_HASH_QUEUE: Type.Integer({
+    minimum: 0,
+    maximum: 10000,
+    default: 20,
+    description: 'password hashes allowed to wait for a free slot; past that a log-in or sign-up is answered 503 with Retry-After',
+  }),
   SCHEDULER: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
     description: 'run settlement and subscription renewal inside the server after each month ends (off: run `tipjar settle` and `tipjar subscriptions renew` from cron)',
@@ -126,6 +138,9 @@ export interface Config {
   /** failed OAuth client authentications: per (client_id, IP) and per IP, per 15 minutes */
   clientAuthFailuresPerClientAndIp: number;
   clientAuthFailuresPerIp: number;
+  /** scrypt hashes at once, and waiting, per process */
+  passwordHashConcurrency: number;
+  passwordHashQueue: number;
   /** Fastify `trustProxy`: false, true, a hop count, or proxy addresses/CIDRs */
   trustProxy: boolean | number | string[];
   /** run settlement and renewal inside `serve` (SCHEDULER=on) */
@@ -221,6 +236,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimitKeyPrefix: s.RATE_LIMIT_KEY_PREFIX,
     clientAuthFailuresPerClientAndIp: s.CLIENT_AUTH_FAILURES_PER_CLIENT_AND_IP,
     clientAuthFailuresPerIp: s.CLIENT_AUTH_FAILURES_PER_IP,
+    passwordHashConcurrency: s.PASSWORD_HASH_CONCURRENCY,
+    passwordHashQueue: s.PASSWORD_HASH_QUEUE,
     trustProxy,
     scheduler: s.SCHEDULER === 'on',
     schedulerIntervalSeconds: s.SCHEDULER_INTERVAL_SECONDS,

@@ -17,6 +17,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { Services } from '../domain/services.ts';
 import { STATUS } from '../http/plugins/errors.ts';
 import { checkCsrf, CsrfError } from './csrf.ts';
+import { PasswordHashingBusyError } from '../auth/passwords.ts';
 import { createLoginLimiter, createSignupLimiter, type LoginLimiter, type SignupLimiter } from './login-limiter.ts';
 import { PAGE_HEADERS, renderTemplate, sendPage, helpers } from './render.ts';
 import { loadSession } from './sessions.ts';
@@ -64,6 +65,7 @@ const HEADINGS: Record<number, string> = {
   413: 'Too much data',
   429: 'Too many attempts',
   500: 'Something went wrong',
+  503: 'Too busy right now',
 };
 
 /**
@@ -99,6 +101,10 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
 
   app.setErrorHandler((err: FastifyError | DomainError | CsrfError, request, reply) => {
     if (err instanceof CsrfError) return ctx.errorPage(request, reply, 403, 'This form has expired', err.message);
+    if (err instanceof PasswordHashingBusyError) {
+      reply.header('retry-after', String(err.retryAfter));
+      return ctx.errorPage(request, reply, 503, HEADINGS[503]!, `${err.message}.`);
+    }
     if (err instanceof DomainError) {
       const status = STATUS[err.code];
       return ctx.errorPage(request, reply, status, HEADINGS[status] ?? HEADINGS[400]!, err.message);

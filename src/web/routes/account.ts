@@ -1,9 +1,11 @@
 /**
  * Accounts on the website (issue 6): sign-up, log-in (rate limited), log-out. Passwords are hashed
- * with scrypt (src/auth/passwords.ts); a successful sign-up or log-in starts a NEW session (no
+ * with scrypt through the server's bounded queue (src/auth/passwords.ts: when it is full, 503
+ * with `Retry-After` and the form again); a successful sign-up or log-in starts a NEW session (no
  * fixation) and goes to the requested same-site `return_to` path (no open redirect).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { PasswordHashingBusyError } from '../../auth/passwords.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { authenticateUser, registerUser } from '../../domain/users.ts';
 import type { WebContext } from '../index.ts';
@@ -18,6 +20,10 @@ export const MAX_PASSWORD_LENGTH = 1024;
 export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
   const returnOf = (source: Record<string, unknown>) => safeReturnPath(field(source, 'return_to'), ctx.config.siteUrl);
+  const busy = (reply: FastifyReply, err: PasswordHashingBusyError) => {
+    reply.header('retry-after', String(err.retryAfter));
+    return `The server is busy checking other passwords. Please send the form again in ${err.retryAfter} second${err.retryAfter === 1 ? '' : 's'}.`;
+  };
 
   /** GET /signup — the sign-up form (`?return_to=` kept); logged-in visitors go on to return_to. */
   app.get('/signup', async (request, reply) => {
@@ -31,6 +37,7 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
    * Success: the account (registerUser), a new session, 303 to return_to (or `/?done=welcome`).
    * Invalid input or a taken username: 400 with the form and the reason; nothing is written.
    * More than MAX_SIGNUPS_PER_IP accounts from the client IP in an hour: 429, nothing written.
+   * Hashing queue full: 503 with `Retry-After` and the form, nothing written.
    */
   app.post('/signup', async (request, reply) => {
     const form = formOf(request);
@@ -52,6 +59,7 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
       user = await registerUser(s, { username, email, password });
     } catch (err) {
       if (err instanceof DomainError && err.code === 'validation') return again(err.message);
+      if (err instanceof PasswordHashingBusyError) return again(busy(reply, err), 503);
       throw err;
     }
     await ctx.signups.created(request.ip);
@@ -71,6 +79,7 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
    * Success: a NEW session (the previous one, if any, is deleted), 303 to return_to.
    * Wrong username or password: 401 with one message for both. After 10 failures in 15 minutes for
    * the username or the client IP: 429, every attempt refused (see login-limiter.ts).
+   * Hashing queue full: 503 with `Retry-After` and the form; not counted as a failure.
    */
   app.post('/login', async (request, reply) => {
     const form = formOf(request);
@@ -83,7 +92,13 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
       const minutes = Math.ceil(wait / 60);
       return again(429, `Too many failed log-in attempts. For your safety, log-in is paused; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
     }
-    const user = password.length <= MAX_PASSWORD_LENGTH ? await authenticateUser(s, username, password) : undefined;
+    let user;
+    try {
+      user = password.length <= MAX_PASSWORD_LENGTH ? await authenticateUser(s, username, password) : undefined;
+    } catch (err) {
+      if (err instanceof PasswordHashingBusyError) return again(503, busy(reply, err));
+      throw err;
+    }
     if (!user) {
       await ctx.limiter.fail(username, request.ip);
       return again(401, 'Wrong username or password.');
