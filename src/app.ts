@@ -25,6 +25,7 @@ import { RateLimiter } from './ratelimit/limiter.ts';
 import { CounterStore } from './ratelimit/store.ts';
 import { createClientAuthLimits } from './auth/oauth/client-auth-limits.ts';
 import { PasswordHasher } from './auth/passwords.ts';
+import { createWebLimits } from './web/limits.ts';
 import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { SearchCache } from './domain/search-cache.ts';
@@ -157,6 +158,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   // The website (src/web): server-rendered pages at the root, with its own cookies, CSRF check and
   // HTML error pages; includes the authorization endpoint's pages (GET/POST /oauth/authorize).
-  await app.register(webPlugin, { services, config });
+  await app.register(webPlugin, { services, config, limits: createWebLimits(counters, config, services.clock) });
   return app;
 }

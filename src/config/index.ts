@@ -44,6 +44,22 @@ export const SettingsSchema = Type.Object({
   RATE_LIMIT_ANONYMOUS: Type.Integer({ minimum: 1, default: 1000, description: 'requests per hour without a token, per client IP' }),
   RATE_LIMIT_AUTHENTICATED: Type.Integer({ minimum: 1, default: 5000, description: "requests per hour with a token, per token's user and client" }),
   RATE_LIMIT_KEY_PREFIX: Type.String({ minLength: 1, default: 'tipjar:ratelimit', description: 'prefix of the rate-limit keys in Redis (one per deployment sharing a Redis)' }),
+  RATE_LIMIT_PASSWORD_FORMS: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description: 'log-in and sign-up form submissions per hour, per client IP; then 429 with Retry-After until the hour ends',
+  }),
+  RATE_LIMIT_SIGNUPS: Type.Integer({ minimum: 1, default: 20, description: 'accounts created through the sign-up form per hour, per client IP' }),
+  LOGIN_FAILURES_PER_USER_AND_IP: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'failed log-ins per (username, client IP) per 15 minutes; then that pair is refused, even with the right password, until the quarter hour ends (a successful log-in starts the count again)',
+  }),
+  LOGIN_FAILURES_PER_USER: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description: 'failed log-ins per username per hour from all IPs together; then the username is refused from everywhere until the hour ends',
+  }),
   CLIENT_AUTH_FAILURES_PER_CLIENT_AND_IP: Type.Integer({
     minimum: 1,
     default: 10,
@@ -135,6 +151,12 @@ export interface Config {
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitKeyPrefix: string;
+  /** log-in and sign-up submissions, and accounts created, per hour per client IP */
+  rateLimitPasswordForms: number;
+  rateLimitSignups: number;
+  /** failed log-ins: per (username, IP) per 15 minutes, per username per hour */
+  loginFailuresPerUserAndIp: number;
+  loginFailuresPerUser: number;
   /** failed OAuth client authentications: per (client_id, IP) and per IP, per 15 minutes */
   clientAuthFailuresPerClientAndIp: number;
   clientAuthFailuresPerIp: number;
@@ -234,6 +256,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimitAnonymous: s.RATE_LIMIT_ANONYMOUS,
     rateLimitAuthenticated: s.RATE_LIMIT_AUTHENTICATED,
     rateLimitKeyPrefix: s.RATE_LIMIT_KEY_PREFIX,
+    rateLimitPasswordForms: s.RATE_LIMIT_PASSWORD_FORMS,
+    rateLimitSignups: s.RATE_LIMIT_SIGNUPS,
+    loginFailuresPerUserAndIp: s.LOGIN_FAILURES_PER_USER_AND_IP,
+    loginFailuresPerUser: s.LOGIN_FAILURES_PER_USER,
     clientAuthFailuresPerClientAndIp: s.CLIENT_AUTH_FAILURES_PER_CLIENT_AND_IP,
     clientAuthFailuresPerIp: s.CLIENT_AUTH_FAILURES_PER_IP,
     passwordHashConcurrency: s.PASSWORD_HASH_CONCURRENCY,

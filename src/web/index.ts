@@ -18,7 +18,7 @@ import type { Services } from '../domain/services.ts';
 import { STATUS } from '../http/plugins/errors.ts';
 import { checkCsrf, CsrfError } from './csrf.ts';
 import { PasswordHashingBusyError } from '../auth/passwords.ts';
-import { createLoginLimiter, createSignupLimiter, type LoginLimiter, type SignupLimiter } from './login-limiter.ts';
+import type { WebLimits } from './limits.ts';
 import { PAGE_HEADERS, renderTemplate, sendPage, helpers } from './render.ts';
 import { loadSession } from './sessions.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -34,9 +34,8 @@ export interface WebContext {
   config: Config;
   /** the site is https: cookies are Secure */
   secure: boolean;
-  limiter: LoginLimiter;
-  /** sign-ups per client IP (login-limiter.ts) */
-  signups: SignupLimiter;
+  /** password forms, sign-ups and failed log-ins (limits.ts) */
+  limits: WebLimits;
   /** Renders a page inside the layout (see render.ts sendPage). */
   page(
     request: FastifyRequest,
@@ -52,6 +51,7 @@ export interface WebContext {
 export interface WebOptions {
   services: Services;
   config: Config;
+  limits: WebLimits;
 }
 
 const CSS = readFileSync(new URL('./static/site.css', import.meta.url), 'utf8');
@@ -68,6 +68,12 @@ const HEADINGS: Record<number, string> = {
   503: 'Too busy right now',
 };
 
+/** "N minutes" (at least one) for a wait of `seconds`. */
+export function minutesText(seconds: number): string {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
 /**
  * Registers the website. Call once on the root instance, after the API (see app.ts).
  * Routes: GET / · GET/POST /signup · GET/POST /login · POST /logout · GET/POST /settings ·
@@ -77,7 +83,7 @@ const HEADINGS: Record<number, string> = {
  * GET /claim/:identity[/owner/:address] · POST /claim/:identity (src/web/routes/claim.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
-  const { services, config } = opts;
+  const { services, config, limits } = opts;
   const secure = config.siteUrl.startsWith('https:');
   await app.register(cookie);
   app.decorateRequest('webSession', undefined);
@@ -86,8 +92,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
     services,
     config,
     secure,
-    limiter: createLoginLimiter(),
-    signups: createSignupLimiter(),
+    limits,
     page: (request, reply, view, data, status) => sendPage(request, reply, view, data, { status, secure }),
     errorPage: (request, reply, status, heading, message) =>
       sendPage(request, reply, './error', { title: heading, heading, message }, { status, secure }),
