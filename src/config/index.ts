@@ -44,6 +44,11 @@ export const SettingsSchema = Type.Object({
   RATE_LIMIT_ANONYMOUS: Type.Integer({ minimum: 1, default: 1000, description: 'requests per hour without a token, per client IP' }),
   RATE_LIMIT_AUTHENTICATED: Type.Integer({ minimum: 1, default: 5000, description: "requests per hour with a token, per token's user and client" }),
   RATE_LIMIT_KEY_PREFIX: Type.String({ minLength: 1, default: 'tipjar:ratelimit', description: 'prefix of the rate-limit keys in Redis (one per deployment sharing a Redis)' }),
+  RATE_LIMIT_PAGES: Type.Integer({
+    minimum: 1,
+    default: 1000,
+    description: 'website requests (pages and forms; not the stylesheet) per hour, per client IP; then 429 with Retry-After until the hour ends',
+  }),
   RATE_LIMIT_PASSWORD_FORMS: Type.Integer({
     minimum: 1,
     default: 100,
@@ -151,6 +156,8 @@ export interface Config {
   rateLimitAnonymous: number;
   rateLimitAuthenticated: number;
   rateLimitKeyPrefix: string;
+  /** website requests per hour per client IP */
+  rateLimitPages: number;
   /** log-in and sign-up submissions, and accounts created, per hour per client IP */
   rateLimitPasswordForms: number;
   rateLimitSignups: number;
@@ -256,6 +263,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimitAnonymous: s.RATE_LIMIT_ANONYMOUS,
     rateLimitAuthenticated: s.RATE_LIMIT_AUTHENTICATED,
     rateLimitKeyPrefix: s.RATE_LIMIT_KEY_PREFIX,
+    rateLimitPages: s.RATE_LIMIT_PAGES,
     rateLimitPasswordForms: s.RATE_LIMIT_PASSWORD_FORMS,
     rateLimitSignups: s.RATE_LIMIT_SIGNUPS,
     loginFailuresPerUserAndIp: s.LOGIN_FAILURES_PER_USER_AND_IP,

@@ -3,7 +3,9 @@
  * log-in, log-out, settings, `/profile/:username`, `/thing/:id`, "Your applications",
  * "Authorized applications" and the authorization endpoint's pages (`GET/POST /oauth/authorize`).
  *
- * One encapsulated Fastify plugin: cookies are parsed only here (not on the API's hot path); a
+ * One encapsulated Fastify plugin: every request but the stylesheet is counted against its client
+ * IP's hourly page limit first (RATE_LIMIT_PAGES; over it: 429 with `Retry-After` and a small HTML
+ * page, before anything else runs); cookies are parsed only here (not on the API's hot path); a
  * preHandler loads the visitor's session and refuses every POST without a valid CSRF token (403,
  * nothing changed); errors render as HTML pages, never the API's JSON. Unknown paths outside the
  * API are answered by `sendNotFoundPage` (wired into the app's not-found handler) when the client
@@ -18,6 +20,7 @@ import type { Services } from '../domain/services.ts';
 import { STATUS } from '../http/plugins/errors.ts';
 import { checkCsrf, CsrfError } from './csrf.ts';
 import { PasswordHashingBusyError } from '../auth/passwords.ts';
+import { clientNetwork } from '../ratelimit/limiter.ts';
 import type { WebLimits } from './limits.ts';
 import { PAGE_HEADERS, renderTemplate, sendPage, helpers } from './render.ts';
 import { loadSession } from './sessions.ts';
@@ -34,7 +37,7 @@ export interface WebContext {
   config: Config;
   /** the site is https: cookies are Secure */
   secure: boolean;
-  /** password forms, sign-ups and failed log-ins (limits.ts) */
+  /** pages, password forms, sign-ups and failed log-ins (limits.ts) */
   limits: WebLimits;
   /** Renders a page inside the layout (see render.ts sendPage). */
   page(
@@ -68,6 +71,20 @@ const HEADINGS: Record<number, string> = {
   503: 'Too busy right now',
 };
 
+/** The path of the stylesheet, the one website path not counted against the page limit. */
+const STYLESHEET = '/static/site.css';
+
+/**
+ * Sends an HTML page with the heading of `status` and `message`, in the layout, with the page
+ * headers, but without the visitor's session or a CSRF token: for answers given before the session
+ * is loaded (the page limit) or outside the website's routes (the 404 page).
+ */
+function sendBarePage(reply: FastifyReply, status: number, message: string): FastifyReply {
+  const heading = HEADINGS[status] ?? HEADINGS[400]!;
+  const html = renderTemplate('./error', { title: heading, heading, message, user: undefined, csrf: '', h: helpers });
+  return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html);
+}
+
 /** "N minutes" (at least one) for a wait of `seconds`. */
 export function minutesText(seconds: number): string {
   const minutes = Math.max(1, Math.ceil(seconds / 60));
@@ -85,6 +102,16 @@ export function minutesText(seconds: number): string {
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
   const secure = config.siteUrl.startsWith('https:');
+
+  // Page views per client IP, before cookies, sessions or bodies cost anything.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.url === STYLESHEET) return;
+    const status = await limits.pages.hit(clientNetwork(request.ip));
+    if (!status.exceeded) return;
+    reply.header('retry-after', String(status.retryAfter));
+    return sendBarePage(reply, 429, `Too many pages were requested from your network in the last hour. Please try again in ${minutesText(status.retryAfter)}.`);
+  });
+
   await app.register(cookie);
   app.decorateRequest('webSession', undefined);
 
@@ -123,8 +150,8 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
     return ctx.errorPage(request, reply, 500, HEADINGS[500]!, 'Something went wrong on our side; nothing was changed. Please try again.');
   });
 
-  /** GET /static/site.css — the one stylesheet. */
-  app.get('/static/site.css', async (_request, reply) =>
+  /** GET /static/site.css — the one stylesheet (not counted against the page limit). */
+  app.get(STYLESHEET, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(CSS),
   );
 
@@ -144,14 +171,5 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
 export function sendNotFoundPage(request: FastifyRequest, reply: FastifyReply, apiPrefix: string): FastifyReply | undefined {
   if (request.url === apiPrefix || request.url.startsWith(`${apiPrefix}/`) || request.url.startsWith(`${apiPrefix}?`)) return undefined;
   if (!/\btext\/html\b/i.test(request.headers.accept ?? '')) return undefined;
-  const heading = HEADINGS[404]!;
-  const html = renderTemplate('./error', {
-    title: heading,
-    heading,
-    message: 'There is no page at this address.',
-    user: undefined,
-    csrf: '',
-    h: helpers,
-  });
-  return reply.code(404).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html);
+  return sendBarePage(reply, 404, 'There is no page at this address.');
 }

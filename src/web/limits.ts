@@ -2,6 +2,7 @@
  * The website's limits (docs/api.md "Website" → "Limits"), counted in the process's
  * CounterStore (memory, or Redis when `REDIS_URL` is set, shared by every instance), in fixed
  * windows on the injected clock; client IPs are counted by network (IPv6: per /64):
+ * - every website request but the stylesheet, per client IP per hour (RATE_LIMIT_PAGES);
  * - log-in and sign-up form submissions, per client IP per hour (RATE_LIMIT_PASSWORD_FORMS);
  * - accounts created through the sign-up form, per client IP per hour (RATE_LIMIT_SIGNUPS);
  * - failed log-ins (failures.ts): per (username, client IP) per 15 minutes
@@ -16,10 +17,12 @@ import type { CounterStore } from '../ratelimit/store.ts';
 
 /** The window of the (username, IP) log-in failures: 15 minutes, in seconds. */
 export const LOGIN_PAIR_WINDOW_SECONDS = 15 * 60;
-/** The window of the other website limits: one hour, in seconds. */
+/** The window of every other website limit: one hour, in seconds. */
 export const HOUR = 3600;
 
 export interface WebLimits {
+  /** website requests per client network (key: the network) */
+  pages: FixedWindowLimit;
   /** log-in and sign-up submissions per client network */
   passwordForms: FixedWindowLimit;
   /** accounts created per client network */
@@ -32,6 +35,7 @@ export interface WebLimits {
 export function createWebLimits(store: CounterStore, config: Config, clock: Clock): WebLimits {
   const hourly = (name: string, limit: number) => new FixedWindowLimit(store, { name, limit, windowSeconds: HOUR, clock });
   return {
+    pages: hourly('pages', config.rateLimitPages),
     passwordForms: hourly('password-forms', config.rateLimitPasswordForms),
     signups: hourly('signups', config.rateLimitSignups),
     logins: new FailureLimits([

@@ -1,14 +1,14 @@
 /**
  * The website's limits (docs/api.md "Website" → "Limits"), on every engine and counter store
  * (memory; Redis when TEST_REDIS_URL is set, shared by two instances): failed log-ins per
- * (username, IP) and per username, log-in and sign-up submissions per IP, and accounts per IP.
- * Every refusal is 429 with Retry-After.
+ * (username, IP) and per username, log-in and sign-up submissions per IP, accounts per IP, and
+ * page views per IP. Every refusal is 429 with Retry-After.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { ENGINES } from '../helpers/db.ts';
-import { buildTestApp, fixedClock, type TestApp } from '../helpers/app.ts';
+import { API, buildTestApp, fixedClock, type TestApp } from '../helpers/app.ts';
 import { uniqueName } from '../helpers/factories.ts';
 import { buildWebUser, html, PASSWORD, setCookie, WebClient } from '../helpers/web.ts';
 import { STORES, storeEnv } from '../helpers/stores.ts';
@@ -168,6 +168,52 @@ describe.each(ENGINES)('website limits on %s', (engine) => {
         } finally {
           await two.close();
         }
+      });
+    });
+
+    describe('page views per IP (RATE_LIMIT_PAGES=5)', () => {
+      let t: TestApp;
+      let two: FastifyInstance | undefined;
+      const { env, cleanUp } = storeEnv(store);
+      beforeAll(async () => {
+        t = await buildTestApp(engine, { clock, env: { ...env, RATE_LIMIT_PAGES: '5' } });
+        if (store === 'redis') {
+          two = await buildApp({ config: t.config, database: t.db.database, clock });
+          await two.ready();
+        }
+      });
+      afterAll(async () => {
+        await two?.close();
+        await t.close();
+        await cleanUp();
+      });
+
+      it('the 6th request of the hour is 429 with Retry-After and a small HTML page; the stylesheet, the API and other IPs are not affected', async () => {
+        const user = await buildWebUser(t.services);
+        const c = new WebClient(t.app, freshIp());
+        for (const page of ['/', '/login', '/signup', `/profile/${user.username}`]) html(await c.get(page));
+        // a form post counts too
+        html(await c.post('/login', { _csrf: 'stale', username: 'x', password: 'y' }), 403);
+        const refused = await c.get('/');
+        const body = expectRefused(refused, TO_HOUR_END, 'Too many pages were requested from your network in the last hour. Please try again in 58 minutes.');
+        expect(body).toContain('<h1>Too many attempts</h1>');
+        expectRefused(await c.post('/login', { _csrf: 'x', username: 'x', password: 'y' }), TO_HOUR_END, 'Too many pages were requested');
+        expect((await c.get('/static/site.css')).statusCode).toBe(200);
+        expect((await t.app.inject({ url: `${API}/categories`, remoteAddress: c.remoteAddress })).statusCode).toBe(200);
+        html(await new WebClient(t.app, freshIp()).get('/'));
+        clock.set(HOUR_START + 3600);
+        try {
+          html(await c.get('/'));
+        } finally {
+          clock.set(NOW);
+        }
+      });
+
+      it.runIf(store === 'redis')('two instances share the page count through Redis', async () => {
+        const ip = freshIp();
+        const apps = [t.app, two!, t.app, two!, t.app];
+        for (const app of apps) html(await new WebClient(app, ip).get('/'));
+        expectRefused(await new WebClient(two!, ip).get('/'), TO_HOUR_END, 'Too many pages were requested');
       });
     });
   });
