@@ -36,6 +36,9 @@ export async function verifyPassword(password: string, stored: string | null): P
   return timingSafeEqual(key, expected);
 }
 
+/** The time one job is assumed to take until one has been measured: about one scrypt hash, in ms. */
+const FIRST_ESTIMATE_MS = 300;
+
 /** What domain services hash and check passwords with (PasswordHasher, or the unbounded functions). */
 export interface PasswordHashing {
   hash(password: string): Promise<string>;
@@ -66,7 +69,7 @@ export class PasswordHasher implements PasswordHashing {
   private readonly limit: LimitFunction;
   private readonly capacity: number;
   /** a moving average of how long one job takes, in ms (for Retry-After) */
-  private averageMs = 0;
+  private averageMs = FIRST_ESTIMATE_MS;
 
   constructor(private readonly opts: PasswordHasherOptions) {
     this.limit = pLimit(opts.concurrency);
@@ -107,7 +110,7 @@ export class PasswordHasher implements PasswordHashing {
         return await job();
       } finally {
         const ms = performance.now() - started;
-        this.averageMs = this.averageMs === 0 ? ms : 0.8 * this.averageMs + 0.2 * ms;
+        this.averageMs = 0.8 * this.averageMs + 0.2 * ms;
       }
     });
   }

@@ -52,6 +52,16 @@ describe('PasswordHasher', () => {
     expect(await hasher.run(async () => 'free again')).toBe('free again');
   });
 
+  it('Retry-After is the time the full queue needs to drain (0.3 s a job until one is measured), at least 1 s', async () => {
+    const hasher = new PasswordHasher({ concurrency: 2, queue: 18 });
+    const held = heldJob();
+    const jobs = Array.from({ length: 20 }, () => hasher.run(held.job));
+    // 20 jobs through 2 slots at 0.3 s each: 3 s
+    await expect(hasher.run(async () => 'x')).rejects.toMatchObject({ retryAfter: 3 });
+    held.release();
+    await Promise.all(jobs);
+  });
+
   it('hash and verify go through the queue and produce the stored scrypt form', async () => {
     const hasher = new PasswordHasher({ concurrency: 1, queue: 1 });
     const stored = await hasher.hash('correct horse battery');
