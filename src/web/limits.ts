@@ -18,7 +18,7 @@ import type { CounterStore } from '../ratelimit/store.ts';
 /** The window of the (username, IP) log-in failures: 15 minutes, in seconds. */
 export const LOGIN_PAIR_WINDOW_SECONDS = 15 * 60;
 /** The window of every other website limit: one hour, in seconds. */
-export const HOUR = 3600;
+export const HOUR_SECONDS = 3600;
 
 export interface WebLimits {
   /** website requests per client network (key: the network) */
@@ -33,7 +33,7 @@ export interface WebLimits {
 
 /** The limits from the settings, over `store`. */
 export function createWebLimits(store: CounterStore, config: Config, clock: Clock): WebLimits {
-  const hourly = (name: string, limit: number) => new FixedWindowLimit(store, { name, limit, windowSeconds: HOUR, clock });
+  const hourly = (name: string, limit: number) => new FixedWindowLimit(store, { name, limit, windowSeconds: HOUR_SECONDS, clock });
   return {
     pages: hourly('pages', config.rateLimitPages),
     passwordForms: hourly('password-forms', config.rateLimitPasswordForms),

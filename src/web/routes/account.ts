@@ -3,8 +3,8 @@
  * server's bounded queue (src/auth/passwords.ts: when it is full, 503 with `Retry-After` and the
  * form again); a successful sign-up or log-in starts a NEW session (no fixation) and goes to the
  * requested same-site `return_to` path (no open redirect). Both forms are limited per client IP,
- * and log-ins by failures (src/web/limits.ts; docs/api.md "Website" → "Limits"): every refusal is 429
- * with `Retry-After` and the form again.
+ * and log-ins by failures (src/web/limits.ts; docs/api.md "Website" → "Limits"): every refusal
+ * is 429 with `Retry-After` and the form again.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PasswordHashingBusyError } from '../../auth/passwords.ts';
@@ -38,6 +38,7 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
     reply.header('retry-after', String(wait));
     return `${what} Please try again in ${minutesText(wait)}.`;
   };
+  /** Sets `Retry-After` and returns the message of a 503 (the hashing queue is full). */
   const busy = (reply: FastifyReply, err: PasswordHashingBusyError) => {
     reply.header('retry-after', String(err.retryAfter));
     return `The server is busy checking other passwords. Please send the form again in ${err.retryAfter} second${err.retryAfter === 1 ? '' : 's'}.`;
