@@ -23,7 +23,11 @@ import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts'
 import { sendNotFoundPage, webPlugin } from './web/index.ts';
 import { registerApiDocs } from './web/api-docs.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
-import { createRateLimiter } from './ratelimit/limiter.ts';
+import { RateLimiter } from './ratelimit/limiter.ts';
+import { CounterStore } from './ratelimit/store.ts';
+import { createClientAuthLimits } from './auth/oauth/client-auth-limits.ts';
+import { PasswordHasher } from './auth/passwords.ts';
+import { createWebLimits } from './web/limits.ts';
 import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { SearchCache } from './domain/search-cache.ts';
@@ -33,6 +37,13 @@ export interface AppDeps {
   config: Config;
   database: Database;
   clock?: Clock;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** the process's bounded scrypt queue (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH_QUEUE) */
+    passwordHasher: PasswordHasher;
+  }
 }
 
 export const API_PREFIX = '/rest/v2';
@@ -54,6 +65,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Deadlines for headers, whole requests, idle and kept-alive connections; HTTP-level errors in the error shape.
     ...serverOptions(config, config.publicUrl),
   });
+  // Every password hash of the server runs through one bounded queue (src/auth/passwords.ts).
+  const passwordHasher = new PasswordHasher({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
+  app.decorate('passwordHasher', passwordHasher);
   const services: Services = {
     database,
     clock: deps.clock ?? systemClock,
@@ -63,15 +77,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Search results kept while nothing they depend on changed (src/domain/search-cache.ts).
     searchCache:
       config.searchCacheSeconds > 0 ? new SearchCache(database, { maxAgeSeconds: config.searchCacheSeconds, maxEntries: config.searchCacheEntries }) : undefined,
+    passwordHashing: passwordHasher,
   };
-  // In memory, or in Redis when REDIS_URL is set (fails here when Redis cannot be reached).
-  const rateLimiter = await createRateLimiter({
+  // Every limit's counters: in memory, or in Redis when REDIS_URL is set (fails here when Redis
+  // cannot be reached); closed when the app closes.
+  const counters = await CounterStore.open({ keyPrefix: config.rateLimitKeyPrefix, redisUrl: config.redisUrl, log: app.log });
+  app.addHook('onClose', async () => counters.close());
+  const rateLimiter = new RateLimiter(counters, {
     anonymousLimit: config.rateLimitAnonymous,
     authenticatedLimit: config.rateLimitAuthenticated,
-    keyPrefix: config.rateLimitKeyPrefix,
-    redisUrl: config.redisUrl,
     clock: services.clock,
-    log: app.log,
   });
   const ctx: RouteContext = {
     services,
@@ -126,8 +141,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, { publicUrl: config.publicUrl, authUrl: config.authUrl, apiPrefix: API_PREFIX });
 
   // OAuth 2 machine endpoints at the root of {auth_url} (token, revoke, RFC 8414 metadata), in
-  // their own context: errors there take the RFC 6749 §5.2 form.
-  await app.register(async (oauth) => oauthRoutes(oauth, { services, authUrl: config.authUrl, docsUrl: `${config.publicUrl}/docs/api#oauth-2` }));
+  // their own context: errors there take the RFC 6749 §5.2 form; failed client authentications
+  // are limited per (client_id, IP) and per IP.
+  const clientAuthLimits = createClientAuthLimits(counters, config, services.clock);
+  await app.register(async (oauth) =>
+    oauthRoutes(oauth, { services, authUrl: config.authUrl, docsUrl: `${config.publicUrl}/docs/api#oauth-2`, clientAuthLimits }),
+  );
 
   await app.register(
     async (api) => {
@@ -144,6 +163,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   // The website (src/web): server-rendered pages at the root, with its own cookies, CSRF check and
   // HTML error pages; includes the authorization endpoint's pages (GET/POST /oauth/authorize).
-  await app.register(webPlugin, { services, config });
+  await app.register(webPlugin, { services, config, limits: createWebLimits(counters, config, services.clock) });
   return app;
 }

@@ -68,6 +68,49 @@ export const SettingsSchema = Type.Object({
   RATE_LIMIT_ANONYMOUS: Type.Integer({ minimum: 1, default: 1000, description: 'requests per hour without a token, per client IP' }),
   RATE_LIMIT_AUTHENTICATED: Type.Integer({ minimum: 1, default: 5000, description: "requests per hour with a token, per token's user and client" }),
   RATE_LIMIT_KEY_PREFIX: Type.String({ minLength: 1, default: 'tipjar:ratelimit', description: 'prefix of the rate-limit keys in Redis (one per deployment sharing a Redis)' }),
+  RATE_LIMIT_PAGES: Type.Integer({
+    minimum: 1,
+    default: 1000,
+    description: 'website requests (pages and forms; not the stylesheet) per hour, per client IP; then 429 with Retry-After until the hour ends',
+  }),
+  RATE_LIMIT_PASSWORD_FORMS: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description: 'log-in and sign-up form submissions per hour, per client IP; then 429 with Retry-After until the hour ends',
+  }),
+  RATE_LIMIT_SIGNUPS: Type.Integer({ minimum: 1, default: 20, description: 'accounts created through the sign-up form per hour, per client IP' }),
+  LOGIN_FAILURES_PER_USER_AND_IP: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'failed log-ins per (username, client IP) per 15 minutes; then that pair is refused, even with the right password, until the quarter hour ends (a successful log-in starts the count again)',
+  }),
+  LOGIN_FAILURES_PER_USER: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description: 'failed log-ins per username per hour from all IPs together; then the username is refused from everywhere until the hour ends',
+  }),
+  CLIENT_AUTH_FAILURES_PER_CLIENT_AND_IP: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'failed OAuth client authentications (/oauth/token, /oauth/revoke) per (client_id, client IP) per 15 minutes; then 429 for that pair, even with the right secret, until the quarter hour ends',
+  }),
+  CLIENT_AUTH_FAILURES_PER_IP: Type.Integer({
+    minimum: 1,
+    default: 30,
+    description: 'failed OAuth client authentications per client IP per 15 minutes, whatever the client_id; then 429 until the quarter hour ends',
+  }),
+  PASSWORD_HASH_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 2,
+    description: 'password hashes (scrypt, 64 MiB and ≈ 0.3 s each) computed at once per process',
+  }),
+  PASSWORD_HASH_QUEUE: Type.Integer({
+    minimum: 0,
+    maximum: 10000,
+    default: 20,
+    description: 'password hashes allowed to wait for a free slot; past that a log-in or sign-up is answered 503 with Retry-After',
+  }),
   SCHEDULER: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
     description: 'run settlement and subscription renewal inside the server after each month ends (off: run `tipjar settle` and `tipjar subscriptions renew` from cron)',
@@ -169,6 +212,20 @@ export interface Config {
   /** port and interface of the separate metrics listener; undefined: none */
   metricsPort: number | undefined;
   metricsHost: string;
+  /** website requests per hour per client IP */
+  rateLimitPages: number;
+  /** log-in and sign-up submissions, and accounts created, per hour per client IP */
+  rateLimitPasswordForms: number;
+  rateLimitSignups: number;
+  /** failed log-ins: per (username, IP) per 15 minutes, per username per hour */
+  loginFailuresPerUserAndIp: number;
+  loginFailuresPerUser: number;
+  /** failed OAuth client authentications: per (client_id, IP) and per IP, per 15 minutes */
+  clientAuthFailuresPerClientAndIp: number;
+  clientAuthFailuresPerIp: number;
+  /** scrypt hashes at once, and waiting, per process */
+  passwordHashConcurrency: number;
+  passwordHashQueue: number;
   /** Fastify `trustProxy`: false, true, a hop count, or proxy addresses/CIDRs */
   trustProxy: boolean | number | string[];
   /** run settlement and renewal inside `serve` (SCHEDULER=on) */
@@ -270,6 +327,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimitAnonymous: s.RATE_LIMIT_ANONYMOUS,
     rateLimitAuthenticated: s.RATE_LIMIT_AUTHENTICATED,
     rateLimitKeyPrefix: s.RATE_LIMIT_KEY_PREFIX,
+    rateLimitPages: s.RATE_LIMIT_PAGES,
+    rateLimitPasswordForms: s.RATE_LIMIT_PASSWORD_FORMS,
+    rateLimitSignups: s.RATE_LIMIT_SIGNUPS,
+    loginFailuresPerUserAndIp: s.LOGIN_FAILURES_PER_USER_AND_IP,
+    loginFailuresPerUser: s.LOGIN_FAILURES_PER_USER,
+    clientAuthFailuresPerClientAndIp: s.CLIENT_AUTH_FAILURES_PER_CLIENT_AND_IP,
+    clientAuthFailuresPerIp: s.CLIENT_AUTH_FAILURES_PER_IP,
+    passwordHashConcurrency: s.PASSWORD_HASH_CONCURRENCY,
+    passwordHashQueue: s.PASSWORD_HASH_QUEUE,
     trustProxy,
     metricsToken: s.METRICS_TOKEN,
     metricsPort: s.METRICS_PORT,

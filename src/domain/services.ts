@@ -3,6 +3,7 @@ import type { Database } from '../db/connect.ts';
 import type { Clock } from './clock.ts';
 import type { Discovery } from '../discovery/index.ts';
 import type { SearchCache } from './search-cache.ts';
+import type { PasswordHashing } from '../auth/passwords.ts';
 
 export interface Services {
   database: Database;
@@ -13,4 +14,6 @@ export interface Services {
   discovery?: Discovery;
   /** Keeps search results while nothing they depend on changed (SEARCH_CACHE_SECONDS); absent: every search runs. */
   searchCache?: SearchCache;
+  /** Hashes and checks passwords (the server's bounded PasswordHasher); absent: unbounded (operator commands). */
+  passwordHashing?: PasswordHashing;
 }

@@ -6,7 +6,7 @@ import { inTransaction, isUniqueViolation } from '../db/transaction.ts';
 import { randomBytes } from 'node:crypto';
 import { findPasswordHash, findUserById, findUserByUsername, insertUser, type Means } from '../db/repositories/users.ts';
 import { ensureAccount, postTransaction } from '../db/repositories/ledger.ts';
-import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { hashPassword, unboundedHashing } from '../auth/passwords.ts';
 import { parseBoolean } from './input.ts';
 import { parseHttpUrl } from './urls.ts';
 import { DomainError, NotFoundError, ValidationError } from './errors.ts';
@@ -26,8 +26,9 @@ export class UsernameTakenError extends DomainError {
 /**
  * Registers a user.
  * @param input username (2–32 of letters, digits, `_ -`, starting with a letter or digit),
- *   optional email and password (hashed with scrypt).
- * @throws ValidationError for a bad username or email, UsernameTakenError when taken.
+ *   optional email and password (hashed with scrypt through `s.passwordHashing`).
+ * @throws ValidationError for a bad username or email, UsernameTakenError when taken,
+ *   PasswordHashingBusyError when the server's hashing queue is full (nothing written).
  */
 export async function registerUser(
   s: Services,
@@ -41,7 +42,7 @@ export async function registerUser(
   if (input.password !== undefined && input.password.length < 8) {
     throw new ValidationError('Invalid password: at least 8 characters', 'users');
   }
-  const passwordHash = input.password !== undefined ? await hashPassword(input.password) : null;
+  const passwordHash = input.password !== undefined ? await (s.passwordHashing ?? unboundedHashing).hash(input.password) : null;
   const now = s.clock.now();
   try {
     await inTransaction(s.database, async (trx) => {
@@ -191,16 +192,17 @@ export async function updateProfile(s: Services, userId: number, input: Record<s
  * An unknown user, or one without a password (created by the operator command), costs the same
  * scrypt work as a wrong password, so timing does not reveal which usernames exist.
  * @returns the user, or undefined when the username or password is wrong.
+ * @throws PasswordHashingBusyError when the server's hashing queue is full (nothing was checked).
  */
 export async function authenticateUser(s: Services, username: string, password: string): Promise<UserRecord | undefined> {
   const user = typeof username === 'string' && username.length <= 64 ? await findUserByUsername(s.database.db, username) : undefined;
   const hash = user ? await findPasswordHash(s.database.db, user.id) : null;
-  const ok = await verifyPassword(password, hash ?? (await dummyHash()));
+  const ok = await (s.passwordHashing ?? unboundedHashing).verify(password, hash ?? (await dummyHash()));
   return user && hash && ok ? user : undefined;
 }
 
 let dummy: Promise<string> | undefined;
-/** A hash of a random password, made once, for equal-cost checks of unknown users. */
+/** A hash of a random password, made once per process (outside the queue), for equal-cost checks of unknown users. */
 function dummyHash(): Promise<string> {
   dummy ??= hashPassword(randomBytes(16).toString('hex'));
   return dummy;

@@ -1,23 +1,16 @@
 /**
- * The rate limiter (api-v2.md "Limits", DECISIONS.md "Rate limits", docs/adr/0008-rate-limits.md):
+ * The API's rate limiter (api-v2.md "Limits", DECISIONS.md "Rate limits", docs/adr/0008-rate-limits.md):
  * per hour, fixed windows aligned to the hour; anonymous requests counted per client IP,
- * requests with a token per (token's user, token's client). Counting is done by
- * `rate-limiter-flexible`: in memory for one process, or in Redis (`REDIS_URL`, via `ioredis`)
- * shared by every instance. The window start is part of every key, so a new hour starts new
- * counters whatever the store's own expiry; keys expire shortly after their window ends.
+ * requests with a token per (token's user, token's client). Two FixedWindowLimits over the
+ * process's CounterStore (memory, or Redis when `REDIS_URL` is set, shared by every instance).
  */
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { isIP } from 'node:net';
 import type { Clock } from '../domain/clock.ts';
 import type { Principal } from '../domain/records.ts';
-import { connectRedis, type RedisLog } from './redis.ts';
-import { statusOf, windowAt, WINDOW_SECONDS, type RateLimitStatus } from './window.ts';
-
-/**
- * Keys outlive their window by this many seconds, so instances whose clocks run a little behind
- * Redis's (or a test clock) never see a live window's counter vanish.
- */
-export const EXPIRY_GRACE_SECONDS = 60;
+import { FixedWindowLimit } from './fixed-window.ts';
+import type { RedisLog } from './redis.ts';
+import { CounterStore } from './store.ts';
+import { WINDOW_SECONDS, type RateLimitStatus } from './window.ts';
 
 /**
  * The network an anonymous client is counted as: an IPv4 address as is (also when IPv4-mapped,
@@ -48,11 +41,9 @@ export function subjectOf(principal: Principal | undefined, ip: string): Subject
   return principal ? { kind: 'token', userId: principal.userId, clientId: principal.clientId } : { kind: 'anonymous', ip: clientNetwork(ip) };
 }
 
-/** The store key of a subject within a window (the store adds the configured prefix). */
-export function keyOf(subject: Subject, windowStart: number): string {
-  return subject.kind === 'token'
-    ? `${windowStart}:user:${subject.userId}:client:${subject.clientId ?? 'none'}`
-    : `${windowStart}:ip:${subject.ip}`;
+/** The key of a subject within a window: `ip:<network>` or `user:<id>:client:<id|none>`. */
+export function subjectKey(subject: Subject): string {
+  return subject.kind === 'token' ? `user:${subject.userId}:client:${subject.clientId ?? 'none'}` : `ip:${subject.ip}`;
 }
 
 export interface RateLimiterOptions {
@@ -60,26 +51,33 @@ export interface RateLimiterOptions {
   anonymousLimit: number;
   /** requests per hour with a token (per user and client) */
   authenticatedLimit: number;
-  /** prefix of every key, e.g. `tipjar:ratelimit` */
-  keyPrefix: string;
-  /** `redis://…` to count in Redis; undefined counts in this process's memory */
-  redisUrl?: string | undefined;
   clock: Clock;
-  log: RedisLog;
 }
 
-/** Counts requests per subject and window; see the module comment. */
+/**
+ * Counts requests per subject and hour; see the module comment. Store keys are
+ * `<RATE_LIMIT_KEY_PREFIX>:<window start>:<subjectKey>`.
+ */
 export class RateLimiter {
-  constructor(
-    private readonly anonymous: RateLimiterAbstract,
-    private readonly authenticated: RateLimiterAbstract,
-    private readonly clock: Clock,
-    private readonly onClose: () => Promise<void> = async () => {},
-    /** `memory` or `redis`, for logs and docs */
-    readonly store: 'memory' | 'redis' = 'memory',
-  ) {}
+  private readonly anonymous: FixedWindowLimit;
+  private readonly authenticated: FixedWindowLimit;
 
-  private limiterFor(subject: Subject): RateLimiterAbstract {
+  /** @param ownsStore close `counters` with the limiter (createRateLimiter's own store) */
+  constructor(
+    private readonly counters: CounterStore,
+    opts: RateLimiterOptions,
+    private readonly ownsStore = false,
+  ) {
+    this.anonymous = new FixedWindowLimit(counters, { limit: opts.anonymousLimit, windowSeconds: WINDOW_SECONDS, clock: opts.clock });
+    this.authenticated = new FixedWindowLimit(counters, { limit: opts.authenticatedLimit, windowSeconds: WINDOW_SECONDS, clock: opts.clock });
+  }
+
+  /** `memory` or `redis`, for logs and docs */
+  get store(): 'memory' | 'redis' {
+    return this.counters.kind;
+  }
+
+  private limitFor(subject: Subject): FixedWindowLimit {
     return subject.kind === 'token' ? this.authenticated : this.anonymous;
   }
 
@@ -89,54 +87,30 @@ export class RateLimiter {
    * @throws when the store fails and no fallback answers (a Redis outage falls back to memory).
    */
   async hit(subject: Subject): Promise<RateLimitStatus> {
-    const now = this.clock.now();
-    const window = windowAt(now);
-    const limiter = this.limiterFor(subject);
-    let count: number;
-    try {
-      const res = await limiter.consume(keyOf(subject, window.start), 1, { customDuration: window.end - now + EXPIRY_GRACE_SECONDS });
-      count = res.consumedPoints;
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      count = err.consumedPoints;
-    }
-    return statusOf(limiter.points, count, now);
+    return this.limitFor(subject).hit(subjectKey(subject));
   }
 
   /** The status of `subject` in the current window without counting a request (`GET /rate_limit`). */
   async peek(subject: Subject): Promise<RateLimitStatus> {
-    const now = this.clock.now();
-    const limiter = this.limiterFor(subject);
-    const res = await limiter.get(keyOf(subject, windowAt(now).start));
-    const status = statusOf(limiter.points, res?.consumedPoints ?? 0, now);
+    const status = await this.limitFor(subject).peek(subjectKey(subject));
     return { ...status, exceeded: false };
   }
 
-  /** Releases the store (closes the Redis connection). */
+  /** Releases the store when the limiter owns it. */
   async close(): Promise<void> {
-    await this.onClose();
+    if (this.ownsStore) await this.counters.close();
   }
 }
 
 /**
- * Builds the limiter from the settings. With `redisUrl` it connects first and fails when Redis
- * cannot be reached; later outages fall back to per-process memory counting until Redis is back.
+ * Builds a limiter over a store of its own (closed with it), from the settings. With `redisUrl`
+ * it connects first and fails when Redis cannot be reached; later outages fall back to
+ * per-process memory counting until Redis is back.
  * @throws Error naming REDIS_URL when the first connection fails.
  */
-export async function createRateLimiter(opts: RateLimiterOptions): Promise<RateLimiter> {
-  const memory = (points: number) => new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: opts.keyPrefix });
-  if (!opts.redisUrl) {
-    return new RateLimiter(memory(opts.anonymousLimit), memory(opts.authenticatedLimit), opts.clock);
-  }
-  const redis = await connectRedis(opts.redisUrl, opts.log);
-  const inRedis = (points: number) =>
-    new RateLimiterRedis({
-      storeClient: redis.client,
-      points,
-      duration: WINDOW_SECONDS,
-      keyPrefix: opts.keyPrefix,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: memory(points),
-    });
-  return new RateLimiter(inRedis(opts.anonymousLimit), inRedis(opts.authenticatedLimit), opts.clock, redis.close, 'redis');
+export async function createRateLimiter(
+  opts: RateLimiterOptions & { keyPrefix: string; redisUrl?: string | undefined; log: RedisLog },
+): Promise<RateLimiter> {
+  const store = await CounterStore.open({ keyPrefix: opts.keyPrefix, redisUrl: opts.redisUrl, log: opts.log });
+  return new RateLimiter(store, opts, true);
 }

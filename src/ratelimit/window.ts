@@ -1,9 +1,11 @@
 /**
- * Window arithmetic of the rate limits (api-v2.md "Limits", DECISIONS.md "Rate limits"): one
- * fixed window per hour, aligned to the hour: [floor(now / 3600) * 3600, +3600), in Unix seconds.
+ * Window arithmetic of the rate limits (api-v2.md "Limits", DECISIONS.md "Rate limits"): fixed
+ * windows aligned to multiples of their length in Unix time. The API's window is the hour:
+ * [floor(now / 3600) * 3600, +3600), in Unix seconds; the website's and the OAuth endpoints'
+ * limits also use 15-minute windows (docs/api.md "Website" → "Limits", "OAuth 2").
  */
 
-/** Length of a rate-limit window in seconds (one hour). */
+/** Length of the API's rate-limit window in seconds (one hour); the default everywhere here. */
 export const WINDOW_SECONDS = 3600;
 
 /** One window: `start` inclusive, `end` exclusive (= the reset time), Unix seconds. */
@@ -12,10 +14,10 @@ export interface Window {
   end: number;
 }
 
-/** The window containing `now` (Unix seconds). */
-export function windowAt(now: number): Window {
-  const start = Math.floor(now / WINDOW_SECONDS) * WINDOW_SECONDS;
-  return { start, end: start + WINDOW_SECONDS };
+/** The window of `seconds` (default one hour) containing `now` (Unix seconds). */
+export function windowAt(now: number, seconds = WINDOW_SECONDS): Window {
+  const start = Math.floor(now / seconds) * seconds;
+  return { start, end: start + seconds };
 }
 
 /**
@@ -39,11 +41,12 @@ export interface RateLimitStatus {
 }
 
 /**
- * The status at `now` (Unix seconds) after `count` requests (this one included) in the window
- * containing `now`, with allowance `limit`. A request is over the limit when `count > limit`.
+ * The status at `now` (Unix seconds) after `count` requests (this one included) in the window of
+ * `seconds` (default one hour) containing `now`, with allowance `limit`. A request is over the
+ * limit when `count > limit`.
  */
-export function statusOf(limit: number, count: number, now: number): RateLimitStatus {
-  const { end } = windowAt(now);
+export function statusOf(limit: number, count: number, now: number, seconds = WINDOW_SECONDS): RateLimitStatus {
+  const { end } = windowAt(now, seconds);
   const current = Math.min(Math.max(count, 0), limit);
   return { limit, remaining: limit - current, current, reset: end, retryAfter: end - now, exceeded: count > limit };
 }

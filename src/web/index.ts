@@ -3,7 +3,9 @@
  * log-in, log-out, settings, `/profile/:username`, `/thing/:id`, "Your applications",
  * "Authorized applications" and the authorization endpoint's pages (`GET/POST /oauth/authorize`).
  *
- * One encapsulated Fastify plugin: cookies are parsed only here (not on the API's hot path); a
+ * One encapsulated Fastify plugin: every request but the stylesheet is counted against its client
+ * IP's hourly page limit first (RATE_LIMIT_PAGES; over it: 429 with `Retry-After` and a small HTML
+ * page, before anything else runs); cookies are parsed only here (not on the API's hot path); a
  * preHandler loads the visitor's session and refuses every POST without a valid CSRF token (403,
  * nothing changed); errors render as HTML pages, never the API's JSON. Unknown paths outside the
  * API are answered by `sendNotFoundPage` (wired into the app's not-found handler) when the client
@@ -17,7 +19,9 @@ import { DomainError } from '../domain/errors.ts';
 import type { Services } from '../domain/services.ts';
 import { STATUS } from '../http/plugins/errors.ts';
 import { checkCsrf, CsrfError } from './csrf.ts';
-import { createLoginLimiter, createSignupLimiter, type LoginLimiter, type SignupLimiter } from './login-limiter.ts';
+import { PasswordHashingBusyError } from '../auth/passwords.ts';
+import { clientNetwork } from '../ratelimit/limiter.ts';
+import type { WebLimits } from './limits.ts';
 import { PAGE_HEADERS, renderTemplate, sendPage, helpers } from './render.ts';
 import { loadSession } from './sessions.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -33,9 +37,8 @@ export interface WebContext {
   config: Config;
   /** the site is https: cookies are Secure */
   secure: boolean;
-  limiter: LoginLimiter;
-  /** sign-ups per client IP (login-limiter.ts) */
-  signups: SignupLimiter;
+  /** pages, password forms, sign-ups and failed log-ins (limits.ts) */
+  limits: WebLimits;
   /** Renders a page inside the layout (see render.ts sendPage). */
   page(
     request: FastifyRequest,
@@ -51,6 +54,7 @@ export interface WebContext {
 export interface WebOptions {
   services: Services;
   config: Config;
+  limits: WebLimits;
 }
 
 const CSS = readFileSync(new URL('./static/site.css', import.meta.url), 'utf8');
@@ -64,7 +68,28 @@ const HEADINGS: Record<number, string> = {
   413: 'Too much data',
   429: 'Too many attempts',
   500: 'Something went wrong',
+  503: 'Too busy right now',
 };
+
+/** The path of the stylesheet, the one website path not counted against the page limit. */
+const STYLESHEET = '/static/site.css';
+
+/**
+ * Sends an HTML page with the heading of `status` and `message`, in the layout, with the page
+ * headers, but without the visitor's session or a CSRF token: for answers given before the session
+ * is loaded (the page limit) or outside the website's routes (the 404 page).
+ */
+function sendBarePage(reply: FastifyReply, status: number, message: string): FastifyReply {
+  const heading = HEADINGS[status] ?? HEADINGS[400]!;
+  const html = renderTemplate('./error', { title: heading, heading, message, user: undefined, csrf: '', h: helpers });
+  return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html);
+}
+
+/** "N minutes" (at least one) for a wait of `seconds`. */
+export function minutesText(seconds: number): string {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
 
 /**
  * Registers the website. Call once on the root instance, after the API (see app.ts).
@@ -75,8 +100,18 @@ const HEADINGS: Record<number, string> = {
  * GET /claim/:identity[/owner/:address] · POST /claim/:identity (src/web/routes/claim.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
-  const { services, config } = opts;
+  const { services, config, limits } = opts;
   const secure = config.siteUrl.startsWith('https:');
+
+  // Page views per client IP, before cookies, sessions or bodies cost anything.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.url === STYLESHEET) return;
+    const status = await limits.pages.hit(clientNetwork(request.ip));
+    if (!status.exceeded) return;
+    reply.header('retry-after', String(status.retryAfter));
+    return sendBarePage(reply, 429, `Too many pages were requested from your network in the last hour. Please try again in ${minutesText(status.retryAfter)}.`);
+  });
+
   await app.register(cookie);
   app.decorateRequest('webSession', undefined);
 
@@ -84,8 +119,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
     services,
     config,
     secure,
-    limiter: createLoginLimiter(),
-    signups: createSignupLimiter(),
+    limits,
     page: (request, reply, view, data, status) => sendPage(request, reply, view, data, { status, secure }),
     errorPage: (request, reply, status, heading, message) =>
       sendPage(request, reply, './error', { title: heading, heading, message }, { status, secure }),
@@ -99,6 +133,10 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
 
   app.setErrorHandler((err: FastifyError | DomainError | CsrfError, request, reply) => {
     if (err instanceof CsrfError) return ctx.errorPage(request, reply, 403, 'This form has expired', err.message);
+    if (err instanceof PasswordHashingBusyError) {
+      reply.header('retry-after', String(err.retryAfter));
+      return ctx.errorPage(request, reply, 503, HEADINGS[503]!, `${err.message}.`);
+    }
     if (err instanceof DomainError) {
       const status = STATUS[err.code];
       return ctx.errorPage(request, reply, status, HEADINGS[status] ?? HEADINGS[400]!, err.message);
@@ -112,8 +150,8 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
     return ctx.errorPage(request, reply, 500, HEADINGS[500]!, 'Something went wrong on our side; nothing was changed. Please try again.');
   });
 
-  /** GET /static/site.css — the one stylesheet. */
-  app.get('/static/site.css', async (_request, reply) =>
+  /** GET /static/site.css — the one stylesheet (not counted against the page limit). */
+  app.get(STYLESHEET, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(CSS),
   );
 
@@ -133,14 +171,5 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
 export function sendNotFoundPage(request: FastifyRequest, reply: FastifyReply, apiPrefix: string): FastifyReply | undefined {
   if (request.url === apiPrefix || request.url.startsWith(`${apiPrefix}/`) || request.url.startsWith(`${apiPrefix}?`)) return undefined;
   if (!/\btext\/html\b/i.test(request.headers.accept ?? '')) return undefined;
-  const heading = HEADINGS[404]!;
-  const html = renderTemplate('./error', {
-    title: heading,
-    heading,
-    message: 'There is no page at this address.',
-    user: undefined,
-    csrf: '',
-    h: helpers,
-  });
-  return reply.code(404).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html);
+  return sendBarePage(reply, 404, 'There is no page at this address.');
 }

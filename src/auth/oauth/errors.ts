@@ -18,7 +18,8 @@ export type OAuthErrorCode =
 
 /**
  * An OAuth error with its HTTP status (token and revocation endpoints: 400, or 401 for
- * `invalid_client` when the client tried HTTP Basic, RFC 6749 §5.2).
+ * `invalid_client` when the client tried HTTP Basic, RFC 6749 §5.2; 413 for a body over the
+ * limit; 429 `invalid_request` with `Retry-After` for too many failed client authentications).
  */
 export class OAuthError extends Error {
   constructor(
@@ -27,6 +28,8 @@ export class OAuthError extends Error {
     readonly status = 400,
     /** the WWW-Authenticate challenge to send with a 401, e.g. `Basic realm="tipjar"` */
     readonly wwwAuthenticate?: string,
+    /** seconds to send as `Retry-After` (with a 429) */
+    readonly retryAfter?: number,
   ) {
     super(description);
     this.name = new.target.name;

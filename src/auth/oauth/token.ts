@@ -18,8 +18,10 @@ import {
 import { insertAccessToken } from '../../db/repositories/tokens.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { Services } from '../../domain/services.ts';
+import type { FailureLimits } from '../../ratelimit/failures.ts';
 import { authenticateClient } from './clients.ts';
 import { hasControlCharacters } from '../../domain/input.ts';
+import { clientIdKey } from './client-auth-limits.ts';
 import { OAuthError } from './errors.ts';
 
 /** The challenge sent with a 401 `invalid_client` (RFC 6749 §5.2). */
@@ -36,11 +38,13 @@ export interface TokenResponse {
   scope: string;
 }
 
-/** What the endpoints receive from HTTP: the Authorization header and the parsed body. */
+/** What the endpoints receive from HTTP: the Authorization header, the parsed body, the client IP. */
 export interface EndpointInput {
   authorization: string | undefined;
   /** JSON object or form fields (repeated form fields as arrays); anything else is refused */
   body: unknown;
+  /** the client's address as the server sees it (TRUST_PROXY): failed authentications count per IP */
+  ip: string;
 }
 
 type Params = Record<string, string | undefined>;
@@ -98,19 +102,58 @@ export function parseBasicCredentials(header: string | undefined): { clientId: s
 }
 
 /**
+ * Checks a presented client secret within the limits on failed client authentications
+ * (client-auth-limits.ts): the attempt is counted before the check, a right secret starts the
+ * (client_id, IP) count again, a wrong one (or an unknown client_id) stays counted.
+ * @returns the live client, or undefined when the client_id or secret is wrong.
+ * @throws OAuthError 429 `invalid_request` with `retryAfter` (seconds) when the (client_id, IP)
+ *   or the IP is over its limit: the secret is not checked.
+ */
+async function checkClientSecret(s: Services, clientId: string, secret: string, ip: string, limits: FailureLimits): Promise<ClientRecord | undefined> {
+  const account = clientIdKey(clientId);
+  const wait = await limits.attempt(account, ip);
+  if (wait > 0) {
+    throw new OAuthError(
+      'invalid_request',
+      `Too many failed client authentications from this address; try again in ${wait} seconds`,
+      429,
+      undefined,
+      wait,
+    );
+  }
+  let client: ClientRecord | undefined;
+  try {
+    client = await authenticateClient(s, clientId, secret);
+  } catch (err) {
+    await limits.undecided(account, ip);
+    throw err;
+  }
+  if (client) await limits.succeeded(account, ip);
+  return client;
+}
+
+/**
  * Authenticates the client of a token or revocation request: HTTP Basic, or `client_id` and
- * `client_secret` in the body, never both (RFC 6749 §2.3: one method per request).
+ * `client_secret` in the body, never both (RFC 6749 §2.3: one method per request). The secret is
+ * checked within the limits on failed client authentications (checkClientSecret).
  * @returns the live client.
  * @throws OAuthError `invalid_request` (Basic and a body `client_secret`, or a body `client_id`
- *   differing from the Basic one); `invalid_client` — 401 with `WWW-Authenticate: Basic` when Basic
- *   was used or no credentials were sent at all, 400 when body credentials are wrong.
+ *   differing from the Basic one; 429 when over the failure limits); `invalid_client` — 401 with
+ *   `WWW-Authenticate: Basic` when Basic was used or no credentials were sent at all, 400 when
+ *   body credentials are wrong.
  */
-export async function authenticateRequestClient(s: Services, authorization: string | undefined, params: Params): Promise<ClientRecord> {
+export async function authenticateRequestClient(
+  s: Services,
+  authorization: string | undefined,
+  params: Params,
+  ip: string,
+  limits: FailureLimits,
+): Promise<ClientRecord> {
   const basic = parseBasicCredentials(authorization);
   if (basic) {
     if (params.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or client_secret in the body, not both');
     if (params.client_id !== undefined && params.client_id !== basic.clientId) throw new OAuthError('invalid_request', 'client_id in the body differs from the HTTP Basic one');
-    const client = await authenticateClient(s, basic.clientId, basic.clientSecret);
+    const client = await checkClientSecret(s, basic.clientId, basic.clientSecret, ip, limits);
     if (!client) throw new OAuthError('invalid_client', 'Client authentication failed: unknown client or wrong secret', 401, BASIC_CHALLENGE);
     return client;
   }
@@ -120,7 +163,7 @@ export async function authenticateRequestClient(s: Services, authorization: stri
   if (params.client_id === undefined || params.client_secret === undefined) {
     throw new OAuthError('invalid_client', 'Both client_id and client_secret are required in the body');
   }
-  const client = await authenticateClient(s, params.client_id, params.client_secret);
+  const client = await checkClientSecret(s, params.client_id, params.client_secret, ip, limits);
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed: unknown client or wrong secret');
   return client;
 }
@@ -190,15 +233,16 @@ export async function exchangeAuthorizationCode(
 
 /**
  * Handles a token request end to end: parameters (`grant_type`, `code`, `redirect_uri`,
- * `code_verifier`, `client_id`, `client_secret`), client authentication, then the grant.
+ * `code_verifier`, `client_id`, `client_secret`), client authentication (within `limits`), then
+ * the grant.
  * @returns `{access_token, token_type: "bearer", scope}`.
- * @throws OAuthError: `invalid_request` (malformed or repeated parameters, missing `grant_type`),
- *   `invalid_client`, `unsupported_grant_type` (anything but `authorization_code`), and the errors
- *   of `exchangeAuthorizationCode`.
+ * @throws OAuthError: `invalid_request` (malformed or repeated parameters, missing `grant_type`;
+ *   429 over the failure limits), `invalid_client`, `unsupported_grant_type` (anything but
+ *   `authorization_code`), and the errors of `exchangeAuthorizationCode`.
  */
-export async function tokenRequest(s: Services, input: EndpointInput): Promise<TokenResponse> {
+export async function tokenRequest(s: Services, input: EndpointInput, limits: FailureLimits): Promise<TokenResponse> {
   const params = readParams(input.body, ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret']);
-  const client = await authenticateRequestClient(s, input.authorization, params);
+  const client = await authenticateRequestClient(s, input.authorization, params, input.ip, limits);
   if (params.grant_type === undefined) throw new OAuthError('invalid_request', 'grant_type is required (authorization_code)');
   if (params.grant_type !== 'authorization_code') throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code');
   return exchangeAuthorizationCode(s, client, { code: params.code, redirectUri: params.redirect_uri, codeVerifier: params.code_verifier });
@@ -208,11 +252,13 @@ export async function tokenRequest(s: Services, input: EndpointInput): Promise<T
  * Token revocation (RFC 7009 §2.1): an authenticated client revokes one of its own access tokens.
  * `token_type_hint` is optional and, with one token type, ignored. An unknown, already revoked, or
  * other client's token is answered like a success (§2.2) and changes nothing.
- * @throws OAuthError `invalid_request` (missing `token`, repeated parameters), `invalid_client`.
+ * The client authenticates as at the token endpoint, within the same `limits`.
+ * @throws OAuthError `invalid_request` (missing `token`, repeated parameters; 429 over the
+ *   failure limits), `invalid_client`.
  */
-export async function revokeRequest(s: Services, input: EndpointInput): Promise<void> {
+export async function revokeRequest(s: Services, input: EndpointInput, limits: FailureLimits): Promise<void> {
   const params = readParams(input.body, ['token', 'token_type_hint', 'client_id', 'client_secret']);
-  const client = await authenticateRequestClient(s, input.authorization, params);
+  const client = await authenticateRequestClient(s, input.authorization, params, input.ip, limits);
   if (params.token === undefined) throw new OAuthError('invalid_request', 'token is required');
   const tokenHash = hashSecret(params.token);
   const found = await findLiveTokenByHash(s.database.db, tokenHash);

@@ -1,12 +1,18 @@
 /**
- * Accounts on the website (issue 6): sign-up, log-in (rate limited), log-out. Passwords are hashed
- * with scrypt (src/auth/passwords.ts); a successful sign-up or log-in starts a NEW session (no
- * fixation) and goes to the requested same-site `return_to` path (no open redirect).
+ * Accounts on the website: sign-up, log-in, log-out. Passwords are hashed with scrypt through the
+ * server's bounded queue (src/auth/passwords.ts: when it is full, 503 with `Retry-After` and the
+ * form again); a successful sign-up or log-in starts a NEW session (no fixation) and goes to the
+ * requested same-site `return_to` path (no open redirect). Both forms are limited per client IP,
+ * and log-ins by failures (src/web/limits.ts; docs/api.md "Website" → "Limits"): every refusal
+ * is 429 with `Retry-After` and the form again.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PasswordHashingBusyError } from '../../auth/passwords.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { authenticateUser, registerUser } from '../../domain/users.ts';
-import type { WebContext } from '../index.ts';
+import { clientNetwork } from '../../ratelimit/limiter.ts';
+import { minutesText, type WebContext } from '../index.ts';
+import { usernameKey } from '../limits.ts';
 import { safeReturnPath } from '../return-path.ts';
 import { endSession, startSession } from '../sessions.ts';
 import { field, formOf, noticeOf } from './form.ts';
@@ -19,6 +25,25 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
   const returnOf = (source: Record<string, unknown>) => safeReturnPath(field(source, 'return_to'), ctx.config.siteUrl);
 
+  /**
+   * Counts one password-form submission of the client's network.
+   * @returns undefined when it may go on, else the seconds until the hour ends (it is refused).
+   */
+  const overFormLimit = async (request: FastifyRequest): Promise<number | undefined> => {
+    const status = await ctx.limits.passwordForms.hit(clientNetwork(request.ip));
+    return status.exceeded ? status.retryAfter : undefined;
+  };
+  /** Sets `Retry-After` and returns the message of a refusal for `wait` seconds. */
+  const refusal = (reply: FastifyReply, wait: number, what: string) => {
+    reply.header('retry-after', String(wait));
+    return `${what} Please try again in ${minutesText(wait)}.`;
+  };
+  /** Sets `Retry-After` and returns the message of a 503 (the hashing queue is full). */
+  const busy = (reply: FastifyReply, err: PasswordHashingBusyError) => {
+    reply.header('retry-after', String(err.retryAfter));
+    return `The server is busy checking other passwords. Please send the form again in ${err.retryAfter} second${err.retryAfter === 1 ? '' : 's'}.`;
+  };
+
   /** GET /signup — the sign-up form (`?return_to=` kept); logged-in visitors go on to return_to. */
   app.get('/signup', async (request, reply) => {
     const returnTo = returnOf(request.query as Record<string, unknown>);
@@ -30,7 +55,9 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
    * POST /signup — fields username, email, password (≥ 8 characters), return_to, _csrf.
    * Success: the account (registerUser), a new session, 303 to return_to (or `/?done=welcome`).
    * Invalid input or a taken username: 400 with the form and the reason; nothing is written.
-   * More than MAX_SIGNUPS_PER_IP accounts from the client IP in an hour: 429, nothing written.
+   * Over RATE_LIMIT_PASSWORD_FORMS submissions or RATE_LIMIT_SIGNUPS accounts from the client IP
+   * in the hour: 429 with `Retry-After`, nothing written. Hashing queue full: 503 with
+   * `Retry-After`, nothing written. Refusals show the form again with the reason.
    */
   app.post('/signup', async (request, reply) => {
     const form = formOf(request);
@@ -39,11 +66,11 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
     const email = field(form, 'email').trim();
     const password = field(form, 'password');
     const again = (error: string, status = 400) => ctx.page(request, reply, './signup', { title: 'Sign up', returnTo, username, email, error }, status);
-    const wait = await ctx.signups.blockedFor(request.ip);
-    if (wait > 0) {
-      reply.header('retry-after', String(wait));
-      return again(`Too many accounts were created from your network in the last hour. Please try again in ${Math.ceil(wait / 60)} minutes.`, 429);
-    }
+    const network = clientNetwork(request.ip);
+    const overForms = await overFormLimit(request);
+    if (overForms !== undefined) return again(refusal(reply, overForms, 'Too many forms were sent from your network in the last hour.'), 429);
+    const signups = await ctx.limits.signups.peek(network);
+    if (signups.remaining === 0) return again(refusal(reply, signups.retryAfter, 'Too many accounts were created from your network in the last hour.'), 429);
     if (email === '') return again('Please enter your e-mail address.');
     if (password.length < 8) return again('The password must have at least 8 characters.');
     if (password.length > MAX_PASSWORD_LENGTH) return again(`The password must have at most ${MAX_PASSWORD_LENGTH} characters.`);
@@ -52,9 +79,10 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
       user = await registerUser(s, { username, email, password });
     } catch (err) {
       if (err instanceof DomainError && err.code === 'validation') return again(err.message);
+      if (err instanceof PasswordHashingBusyError) return again(busy(reply, err), 503);
       throw err;
     }
-    await ctx.signups.created(request.ip);
+    await ctx.limits.signups.hit(network);
     await startSession(s, request, reply, user, ctx.secure);
     return reply.code(303).redirect(returnTo === '/' ? '/?done=welcome' : returnTo);
   });
@@ -68,9 +96,13 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
 
   /**
    * POST /login — fields username, password, return_to, _csrf.
-   * Success: a NEW session (the previous one, if any, is deleted), 303 to return_to.
-   * Wrong username or password: 401 with one message for both. After 10 failures in 15 minutes for
-   * the username or the client IP: 429, every attempt refused (see login-limiter.ts).
+   * Success: a NEW session (the previous one, if any, is deleted), 303 to return_to; the failures
+   * of (username, client IP) start again.
+   * Wrong username or password: 401 with one message for both.
+   * 429 with `Retry-After` and the form, the password not checked: over RATE_LIMIT_PASSWORD_FORMS
+   * submissions from the client IP in the hour, or LOGIN_FAILURES_PER_USER_AND_IP failures of
+   * (username, client IP) in the quarter hour, or LOGIN_FAILURES_PER_USER failures of the
+   * username from all IPs in the hour (limits.ts). Hashing queue full: 503 with `Retry-After`.
    */
   app.post('/login', async (request, reply) => {
     const form = formOf(request);
@@ -78,17 +110,21 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
     const username = field(form, 'username').trim();
     const password = field(form, 'password');
     const again = (status: number, error: string) => ctx.page(request, reply, './login', { title: 'Log in', returnTo, username, error }, status);
-    const wait = await ctx.limiter.blockedFor(username, request.ip);
-    if (wait > 0) {
-      const minutes = Math.ceil(wait / 60);
-      return again(429, `Too many failed log-in attempts. For your safety, log-in is paused; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+    const overForms = await overFormLimit(request);
+    if (overForms !== undefined) return again(429, refusal(reply, overForms, 'Too many log-in attempts came from your network in the last hour.'));
+    const account = usernameKey(username);
+    const wait = await ctx.limits.logins.attempt(account, request.ip);
+    if (wait > 0) return again(429, refusal(reply, wait, 'Too many failed log-in attempts. For your safety, log-in is paused.'));
+    let user;
+    try {
+      user = password.length <= MAX_PASSWORD_LENGTH ? await authenticateUser(s, username, password) : undefined;
+    } catch (err) {
+      await ctx.limits.logins.undecided(account, request.ip);
+      if (err instanceof PasswordHashingBusyError) return again(503, busy(reply, err));
+      throw err;
     }
-    const user = password.length <= MAX_PASSWORD_LENGTH ? await authenticateUser(s, username, password) : undefined;
-    if (!user) {
-      await ctx.limiter.fail(username, request.ip);
-      return again(401, 'Wrong username or password.');
-    }
-    await ctx.limiter.succeed(username);
+    if (!user) return again(401, 'Wrong username or password.');
+    await ctx.limits.logins.succeeded(account, request.ip);
     await startSession(s, request, reply, user, ctx.secure);
     return reply.code(303).redirect(returnTo);
   });

@@ -5,7 +5,8 @@
  *   GET  /.well-known/oauth-authorization-server  RFC 8414
  * `GET /oauth/authorize` belongs to the website (src/web), which calls src/auth/oauth/authorize.ts.
  * Errors here are in the RFC's form `{error, error_description}`, not the API's error shape: this
- * plugin has its own error handler, so bodies that do not parse are `invalid_request` too.
+ * plugin has its own error handler, so bodies that do not parse are `invalid_request` too (400),
+ * and bodies over the limit (1 MiB) are `invalid_request` with 413.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { OAuthError } from '../../../auth/oauth/errors.ts';
@@ -15,6 +16,7 @@ import { GRANT_TYPES, revokeRequest, tokenRequest } from '../../../auth/oauth/to
 import { CODE_CHALLENGE_METHODS } from '../../../auth/oauth/authorize.ts';
 import { SCOPES } from '../../../domain/scopes.ts';
 import type { Services } from '../../../domain/services.ts';
+import type { FailureLimits } from '../../../ratelimit/failures.ts';
 import * as docs from './schemas.ts';
 
 export interface OAuthRouteContext {
@@ -23,6 +25,8 @@ export interface OAuthRouteContext {
   authUrl: string;
   /** where the OAuth section of docs/api.md is served */
   docsUrl: string;
+  /** failed client authentications per (client_id, IP) and per IP (client-auth-limits.ts) */
+  clientAuthLimits: FailureLimits;
 }
 
 /** A past date for `Expires`, as the original API sent (api-v2.md "Authentication" 5). */
@@ -33,9 +37,10 @@ function noStore(reply: FastifyReply): FastifyReply {
   return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').header('expires', PAST_EXPIRES);
 }
 
-/** Sends an OAuthError as `{error, error_description}` with its status (and 401 challenge). */
+/** Sends an OAuthError as `{error, error_description}` with its status (and 401 challenge, Retry-After). */
 function sendOAuthError(reply: FastifyReply, err: OAuthError): FastifyReply {
   if (err.status === 401 && err.wwwAuthenticate) reply.header('www-authenticate', err.wwwAuthenticate);
+  if (err.retryAfter !== undefined) reply.header('retry-after', String(err.retryAfter));
   return noStore(reply).code(err.status).type('application/json;charset=utf-8').send(err.toJSON());
 }
 
@@ -53,6 +58,9 @@ export function oauthRoutes(app: FastifyInstance, ctx: OAuthRouteContext): void 
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return sendOAuthError(reply, new OAuthError('invalid_request', 'Send application/x-www-form-urlencoded or application/json'));
     }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendOAuthError(reply, new OAuthError('invalid_request', 'The request body is too large', 413));
+    }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return sendOAuthError(reply, new OAuthError('invalid_request', 'The request body could not be parsed'));
     }
@@ -67,20 +75,23 @@ export function oauthRoutes(app: FastifyInstance, ctx: OAuthRouteContext): void 
    * 200 `{access_token, token_type: "bearer", scope}` with `Cache-Control: no-store`,
    * `Pragma: no-cache` and a past `Expires`. Errors (RFC 6749 §5.2): 400 `{error,
    * error_description}` — invalid_request, invalid_grant, unsupported_grant_type, invalid_client
-   * (401 with `WWW-Authenticate: Basic` when Basic was used or no credentials were sent).
+   * (401 with `WWW-Authenticate: Basic` when Basic was used or no credentials were sent);
+   * 413 invalid_request for a body over 1 MiB; 429 invalid_request with `Retry-After` (seconds)
+   * when the client IP is over the limits on failed client authentications (client-auth-limits.ts).
    */
   app.post('/oauth/token', docs.tokenEndpoint, async (request, reply) => {
-    const body = await tokenRequest(s, { authorization: request.headers.authorization, body: request.body });
+    const body = await tokenRequest(s, { authorization: request.headers.authorization, body: request.body, ip: request.ip }, ctx.clientAuthLimits);
     return noStore(reply).code(200).type('application/json;charset=utf-8').send(body);
   });
 
   /**
    * POST /oauth/revoke — RFC 7009: `token` (and optional `token_type_hint`), client-authenticated
    * like the token endpoint. 200 with an empty body whether or not the token was known or the
-   * client's own (only the client's own live token is revoked). Errors as at /oauth/token.
+   * client's own (only the client's own live token is revoked). Errors as at /oauth/token, with
+   * the same limits on failed client authentications (shared counts).
    */
   app.post('/oauth/revoke', docs.revokeEndpoint, async (request, reply) => {
-    await revokeRequest(s, { authorization: request.headers.authorization, body: request.body });
+    await revokeRequest(s, { authorization: request.headers.authorization, body: request.body, ip: request.ip }, ctx.clientAuthLimits);
     return noStore(reply).code(200).send();
   });
 

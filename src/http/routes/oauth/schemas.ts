@@ -20,6 +20,11 @@ const oauthErrors = {
     ...plain,
     headers: { ...NO_STORE, 'WWW-Authenticate': stringHeader('`Basic realm=…`') },
   }),
+  413: response('`invalid_request`: the body is over 1 MiB', ref('OAuthError'), { ...plain, headers: NO_STORE }),
+  429: response('`invalid_request`: too many failed client authentications from this IP (docs/api.md "OAuth 2")', ref('OAuthError'), {
+    ...plain,
+    headers: { ...NO_STORE, 'Retry-After': stringHeader('seconds until the limit\'s 15-minute window ends') },
+  }),
   500: response('`server_error`', ref('OAuthError'), { ...plain, headers: NO_STORE }),
 };
 const clientFields = {

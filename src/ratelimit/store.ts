@@ -1,0 +1,52 @@
+/**
+ * Where every rate-limit counter lives (docs/adr/0008-rate-limits.md): in this process's memory,
+ * or — when `REDIS_URL` is set — in Redis, shared by every instance, over one connection. Counting
+ * itself is done by `rate-limiter-flexible`; during a Redis outage each counter falls back to
+ * memory (its `insuranceLimiter`) until ioredis has reconnected.
+ */
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { connectRedis, type RedisConnection, type RedisLog } from './redis.ts';
+
+export interface CounterStoreOptions {
+  /** prefix of every key, e.g. `tipjar:ratelimit` (RATE_LIMIT_KEY_PREFIX) */
+  keyPrefix: string;
+  /** `redis://…` to count in Redis; undefined counts in this process's memory */
+  redisUrl?: string | undefined;
+  log: RedisLog;
+}
+
+/** The store of the rate-limit counters; make one per process with `CounterStore.open`. */
+export class CounterStore {
+  private constructor(
+    /** `memory` or `redis`, for logs and docs */
+    readonly kind: 'memory' | 'redis',
+    private readonly keyPrefix: string,
+    private readonly redis: RedisConnection | undefined,
+  ) {}
+
+  /**
+   * Opens the store. With `redisUrl` it connects first and fails when Redis cannot be reached.
+   * @throws Error naming REDIS_URL when the first connection fails.
+   */
+  static async open(opts: CounterStoreOptions): Promise<CounterStore> {
+    if (!opts.redisUrl) return new CounterStore('memory', opts.keyPrefix, undefined);
+    return new CounterStore('redis', opts.keyPrefix, await connectRedis(opts.redisUrl, opts.log));
+  }
+
+  /**
+   * A counter allowing `points` per key. Its keys are `<keyPrefix>:<name>:<key>`, or
+   * `<keyPrefix>:<key>` without a name (the API's request counters); `duration` (seconds) is the
+   * expiry of a key when a call passes no `customDuration`.
+   */
+  counter(points: number, duration: number, name?: string): RateLimiterAbstract {
+    const keyPrefix = name ? `${this.keyPrefix}:${name}` : this.keyPrefix;
+    const memory = new RateLimiterMemory({ points, duration, keyPrefix });
+    if (!this.redis) return memory;
+    return new RateLimiterRedis({ storeClient: this.redis.client, points, duration, keyPrefix, rejectIfRedisNotReady: true, insuranceLimiter: memory });
+  }
+
+  /** Releases the store (closes the Redis connection). */
+  async close(): Promise<void> {
+    await this.redis?.close();
+  }
+}
