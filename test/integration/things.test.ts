@@ -3,6 +3,8 @@
  * "Pagination and `full`"), on every engine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { XMLParser } from 'fast-xml-parser';
 import type { LightMyRequestResponse } from 'fastify';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
@@ -211,6 +213,77 @@ describe.each(ENGINES)('things on %s', (engine) => {
       const a = await buildThing(t.services, owner);
       expectError(await get(`/things/${a},abc`), 404, 'not_found');
       expectError(await get(`/things/${a},99999999999999999999`), 404, 'not_found');
+    });
+
+    describe('up to 100 ids, on a path of any length', () => {
+      /** Makes the next thing ids 7 digits long (1,000,000 on), as on an instance with many things. */
+      async function startThingIdsAt(next: number) {
+        const db = t.db.database.db;
+        if (engine === 'postgres') {
+          await sql`alter table things alter column id restart with ${sql.lit(next)}`.execute(db);
+        } else {
+          // SQLite gives the next rowid after the largest: a deleted placeholder holds next - 1.
+          await sql`insert into things (id, url, url_key, owner_user_id, created_at, deleted_at)
+            values (${next - 1}, 'https://example.com/placeholder', ${uniqueName('placeholder')}, ${owner.user.id}, ${START}, ${START})`.execute(db);
+        }
+      }
+      let ids: number[];
+      beforeAll(async () => {
+        await startThingIdsAt(1_000_000);
+        ids = [];
+        for (let i = 0; i < 100; i++) ids.push(await buildThing(t.services, i % 2 ? owner : other, { title: `Many ${i}` }));
+        for (const id of ids) expect(String(id)).toMatch(/^\d{7}$/);
+        ids.reverse(); // asked in another order than created
+      });
+      const idsOf = (list: { id: number }[]) => list.map((x) => x.id);
+
+      it('100 ids of 7 digits: every thing, in the order asked, as JSON and as XML', async () => {
+        const res = await get(`/things/${ids.join(',')}`);
+        expect(res.statusCode, res.body).toBe(200);
+        const list = json(res);
+        expect(idsOf(list)).toEqual(ids);
+        for (const x of list) expect(keys(x)).toEqual(THING_KEYS);
+
+        const xml = await get(`/things/${ids.join(',')}.xml`);
+        expect(xml.statusCode, xml.body).toBe(200);
+        expect(xml.headers['content-type']).toMatch(/^application\/xml/);
+        const parsed = new XMLParser({ isArray: (name) => name === 'thing' }).parse(xml.body);
+        expect(parsed.things.thing.map((x: { id: number }) => x.id)).toEqual(ids);
+      });
+
+      it('100 ids of the longest accepted form (15 digits) and a trailing comma', async () => {
+        const long = ids.map((id) => String(id).padStart(15, '0'));
+        const res = await get(`/things/${long.join(',')},.json`);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(idsOf(json(res))).toEqual(ids);
+      });
+
+      it('an unknown or malformed id among 100 is the route\'s 404 not_found', async () => {
+        const unknown = [...ids.slice(0, 99), 9_999_999];
+        const body = expectError(await get(`/things/${unknown.join(',')}`), 404, 'not_found');
+        expect(body.error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
+        const malformed = [...ids.slice(0, 99), 'x'.repeat(7)];
+        expect(expectError(await get(`/things/${malformed.join(',')}`), 404, 'not_found').error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
+      });
+
+      it('101 ids → 400 invalid_parameters, however long the path, duplicates counted', async () => {
+        const more = [...ids, ids[0]!];
+        const body = expectError(await get(`/things/${more.join(',')}`), 400, 'invalid_parameters');
+        expect(body.error_description).toContain('100');
+        expect(body.error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
+        const unknownToo = [...ids, 9_999_999];
+        expectError(await get(`/things/${unknownToo.join(',')}`), 400, 'invalid_parameters');
+        // 101 ids of 15 digits: a segment longer than 100 of them need, refused all the same.
+        const long = more.map((id) => String(id).padStart(15, '0'));
+        expectError(await get(`/things/${long.join(',')}`), 400, 'invalid_parameters');
+        expectError(await get(`/things/${long.join('%2C')}/`), 400, 'invalid_parameters');
+        // With a format suffix: the same refusal (XML from the route; a segment too long for the
+        // router gets the error shape of unknown paths, JSON).
+        const xml = await get(`/things/${more.join(',')}.xml`);
+        expect(xml.statusCode).toBe(400);
+        expect(xml.body).toContain('<error><error>invalid_parameters</error>');
+        expectError(await get(`/things/${long.join(',')}.xml`), 400, 'invalid_parameters');
+      });
     });
 
     it('a deleted thing among the ids is 404', async () => {

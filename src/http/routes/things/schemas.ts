@@ -89,7 +89,7 @@ export const getThings = documented({
   summary: 'Get one thing, or several by comma-separated ids',
   description:
     'One id: the thing (full representation); several ids (`/things/1,2,3`, up to 100): an array in the order asked, ' +
-    '404 when any is unknown (api-v2.md "Endpoints / Things"). Without a token `tipped`, `subscribed`, `last_tip_at` and ' +
+    '404 when any is unknown, more than 100 → 400 `invalid_parameters` (api-v2.md "Endpoints / Things"). Without a token `tipped`, `subscribed`, `last_tip_at` and ' +
     '`updated_at` are absent; with one `tipped` and `subscribed`; `last_tip_at` and `updated_at` for the owner only. ' +
     `\`full\` renders owners in full. ${SUFFIX_NOTE}`,
   tags: ['things'],
@@ -98,7 +98,7 @@ export const getThings = documented({
   querystring: Type.Object({ full: LIST_PARAMS.full, ...JSONP_PARAM }),
   response: {
     200: response('A thing, or an array of things for several ids', Type.Union([ref('Thing'), Type.Array(ref('Thing'))]), { xmlRoot: 'things' }),
-    ...errors(['not_found']),
+    ...errors(['invalid_parameters', 'not_found']),
   },
 });
 
