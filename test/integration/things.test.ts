@@ -446,10 +446,39 @@ describe.each(ENGINES)('things on %s', (engine) => {
       });
     });
 
-    it('takes tags as an array', async () => {
-      const res = await post({ url: uniqueUrl(), tags: ['one', 'two words', 'three'] });
+    it('takes tags as an array: trimmed, case kept, duplicates in any case dropped', async () => {
+      const res = await post({ url: uniqueUrl(), tags: [' One ', 'two-words', 'three', 'ONE', '', 'été'] });
       expect(res.statusCode, res.body).toBe(201);
-      expect(json(await get(`/things/${json(res).id}`)).tags).toEqual(['one', 'two words', 'three']);
+      expect(json(await get(`/things/${json(res).id}`)).tags).toEqual(['One', 'two-words', 'three', 'été']);
+    });
+
+    // A tag a `tags` search expression could never name (DECISIONS.md "Things").
+    const unfindable: Array<[string, unknown, string]> = [
+      ['white space inside an array element', ['ok', 'two words'], '"two words" holds white space'],
+      ['a tab inside a comma string', 'ok,tab\there', '"tab\\there" holds white space'],
+      ['a no-break space', ['no\u00a0break'], 'holds white space'],
+      ['&', 'ok, rock&roll', `"rock&roll" holds '&'`],
+      ['|', ['a|b'], `"a|b" holds '|'`],
+      ['!', ['wow!'], `"wow!" holds '!'`],
+      ['(', ['f(x'], `"f(x" holds '('`],
+      [')', ['x)'], `"x)" holds ')'`],
+      ['a comma inside an array element', ['ok', 'a,b'], `"a,b" holds ','`],
+    ];
+    it.each(unfindable)('a tag holding %s → 400 validation naming the tag, nothing written', async (_name, tags, named) => {
+      const url = uniqueUrl();
+      const before = await countAllThings();
+      const body = expectError(await post({ url, tags }), 400, 'validation');
+      expect(body.error_description).toContain(named);
+      expect(body.error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
+      expect(await countAllThings()).toBe(before);
+      expect(await countThingsWithUrl(url)).toBe(0);
+    });
+
+    it('a tag holding an operator in a form body → 400 validation naming the tag', async () => {
+      const url = uniqueUrl();
+      const body = expectError(await post(form({ url, tags: 'fine,(nope)' }), owner.token, FORM), 400, 'validation');
+      expect(body.error_description).toContain(`"(nope)" holds '('`);
+      expect(await countThingsWithUrl(url)).toBe(0);
     });
 
     it('takes a form-urlencoded body', async () => {
@@ -649,6 +678,22 @@ describe.each(ENGINES)('things on %s', (engine) => {
       const id = await buildThing(t.services, owner, { title: 'Unchanged' });
       expectError(await patch(id, { ...payload, hidden: true }), 400, 'validation');
       expect(json(await get(`/things/${id}`, owner.token))).toMatchObject({ title: 'Unchanged', hidden: false, updated_at: 0 });
+    });
+
+    it.each<[string, (tags: string) => [unknown, Record<string, string>?, string?]]>([
+      ['PATCH with JSON', (tags) => [{ title: 'Changed', tags }]],
+      ['PATCH with a JSON array', () => [{ title: 'Changed', tags: ['fine', 'has space'] }]],
+      ['PATCH with a form body', (tags) => [form({ title: 'Changed', tags }), FORM]],
+      ['POST with _method=patch in a form body', (tags) => [form({ _method: 'patch', title: 'Changed', tags }), FORM, 'POST']],
+    ])('%s: a tag a search could not find → 400 validation naming it, nothing changed', async (_name, make) => {
+      const id = await buildThing(t.services, owner, { title: 'Unchanged', tags: 'kept' });
+      const [payload, headers, method] = make('fine, a&b');
+      const res = await t.app.inject({ method: (method ?? 'PATCH') as 'PATCH' | 'POST', url: `${API}/things/${id}`, headers: { ...bearer(owner.token), ...headers }, payload: payload as string });
+      const body = expectError(res, 400, 'validation');
+      expect(body.error_description).toMatch(/"(a&b|has space)" holds/);
+      expect(json(await get(`/things/${id}`, owner.token))).toMatchObject({ title: 'Unchanged', tags: ['kept'], updated_at: 0 });
+      const stored = await t.db.database.db.selectFrom('thing_tags').select('tag').where('thing_id', '=', id).execute();
+      expect(stored.map((r) => r.tag)).toEqual(['kept']);
     });
 
     it('by someone else → 403 forbidden and nothing changed', async () => {

@@ -37,8 +37,10 @@ const thingFields = {
   category: Type.Optional(Type.String({ description: 'a category id (default `rest`)' })),
   language: Type.Optional(Type.String({ description: 'a language id (default `en_GB`)' })),
   tags: Type.Optional(
-    Type.Union([Type.String({ description: 'comma-separated' }), Type.Array(Type.String())], {
-      description: 'at most 50 tags of at most 64 characters; empty ones and case-insensitive duplicates dropped',
+    Type.Union([Type.String({ description: 'comma-separated' }), Type.Array(Type.String({ description: 'one tag' }))], {
+      description:
+        'at most 50 tags of at most 64 characters, trimmed; empty ones and case-insensitive duplicates dropped. ' +
+        'A tag holding white space or one of `& | ! ( ) ,` → 400 `validation` naming it (no tags search could find it)',
     }),
   ),
   hidden: Type.Optional(Type.Union([Type.Boolean(), Type.String()], { description: 'a boolean, or `true|false|1|0` in any case (default false)' })),
