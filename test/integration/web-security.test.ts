@@ -65,6 +65,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         { name: 'tip', page: `/thing/${thing}`, action: `/thing/${thing}/tip`, fields: {} },
         { name: 'register app', page: '/apps', action: '/apps', fields: { name: 'Sneaky', callback_domain: 'sneaky.example' } },
         { name: 'rotate secret', page: '/apps', action: `/apps/${mine.clientId}/secret`, fields: {} },
+        { name: 'redirect URIs', page: '/apps', action: `/apps/${mine.clientId}/redirect-uris`, fields: { redirect_uris: 'https://mine.example/sneaky' } },
         { name: 'delete app', page: '/apps', action: `/apps/${mine.clientId}/delete`, fields: {} },
         { name: 'revoke grant', page: '/authorized', action: `/authorized/${granted.clientId}/revoke`, fields: {} },
         { name: 'consent approve', page: '/authorized', action: '/oauth/authorize', fields: { request: signed, decision: 'approve' } },
@@ -108,13 +109,14 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/thing/:id/tip',
           '/apps',
           '/apps/:clientId/secret',
+          '/apps/:clientId/redirect-uris',
           '/apps/:clientId/delete',
           '/authorized/:clientId/revoke',
           '/oauth/authorize',
           '/claim/:identity',
         ].sort(),
       );
-      expect(forms).toHaveLength(12);
+      expect(forms).toHaveLength(13);
     });
 
     it.each([
@@ -126,6 +128,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'tip',
       'register app',
       'rotate secret',
+      'redirect URIs',
       'delete app',
       'revoke grant',
       'consent approve',
