@@ -14,6 +14,7 @@ import { registerAuthentication } from './http/plugins/authenticate.ts';
 import { registerBodyParsers } from './http/plugins/body.ts';
 import { registerControlCharacterGuard } from './http/plugins/control-characters.ts';
 import { apiRoutes } from './http/routes/index.ts';
+import { ID_LIST_MAX_LENGTH, overlongIdListError } from './http/routes/things/index.ts';
 import { oauthRoutes } from './http/routes/oauth/index.ts';
 import type { RouteContext } from './http/context.ts';
 import cors from '@fastify/cors';
@@ -53,7 +54,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   const app = Fastify({
     logger: { level: config.logLevel },
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // maxParamLength: a `GET /things/:id,:id` segment of 100 ids of the longest accepted form
+    // (DECISIONS.md "Things"); longer segments reach the not-found handlers below.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: ID_LIST_MAX_LENGTH },
     bodyLimit: 1024 * 1024,
     rewriteUrl: rewriteFormatSuffix(API_PREFIX),
     // A path that does not decode (e.g. `%FF`): the error shape, not Fastify's own body.
@@ -156,7 +159,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       registerRateLimit(api, rateLimiter);
       registerFormats(api);
       // Unknown paths under the prefix get this context's hooks (so they are rate limited too).
-      api.setNotFoundHandler((_request, reply) => sendDomainError(reply, config.publicUrl, new DomainError('not_found', 'The resource was not found')));
+      // A `/things/:id,:id` segment too long for the router holds too many ids: 400, as the route says.
+      api.setNotFoundHandler((request, reply) =>
+        sendDomainError(
+          reply,
+          config.publicUrl,
+          overlongIdListError(request.method, request.url.slice(API_PREFIX.length)) ?? new DomainError('not_found', 'The resource was not found'),
+        ),
+      );
       apiRoutes(api, ctx);
     },
     { prefix: API_PREFIX },

@@ -5,7 +5,8 @@
  * description the summary (cut to 1000 characters), category `software`, language `en_GB`, tags
  * `npm`, the scope of a scoped name and the words of the name. Rows are validated with the same
  * rules as POST /things; a row that fails is reported with its line number and reason and the
- * rest goes on. Re-running adds nothing twice (a URL already registered is skipped).
+ * rest goes on; a tag POST /things would refuse is left out of its row with a warning (the line
+ * and the reason). Re-running adds nothing twice (a URL already registered is skipped).
  */
 import { noteThingsChanged } from '../db/changes.ts';
 import { createReadStream } from 'node:fs';
@@ -15,7 +16,7 @@ import type { Database } from '../db/connect.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { joinTags } from '../db/repositories/things.ts';
 import { DomainError } from '../domain/errors.ts';
-import { parseNewThing, MAX_DESCRIPTION, type NewThing } from '../domain/thing-input.ts';
+import { parseNewThing, tagProblem, MAX_DESCRIPTION, type NewThing } from '../domain/thing-input.ts';
 import type { Clock } from '../domain/clock.ts';
 
 export interface ImportReport {
@@ -25,6 +26,8 @@ export interface ImportReport {
   /** rows whose URL was already registered */
   skipped: number;
   rejected: { line: number; reason: string }[];
+  /** rows imported without something they held (a tag left out), with the reason */
+  warnings: { line: number; reason: string }[];
 }
 
 /** Tags for an npm package name: `npm`, its scope, and the words of the name (≥ 2 letters). */
@@ -37,21 +40,33 @@ export function npmTags(name: string): string[] {
   return [...new Set(tags)];
 }
 
-/** Turns one TSV row into a validated thing. @throws DomainError with the reason. */
-export function thingFromRow(fields: string[]): NewThing {
+/**
+ * Turns one TSV row into a validated thing. A tag that POST /things would refuse (tagProblem: white
+ * space, `,` or one of `& | ! ( )`, say from a scope like `@a(b)/x`) is left out, not the row:
+ * `warnings` says which.
+ * @throws DomainError with the reason the row cannot be a thing.
+ */
+export function thingFromRow(fields: string[]): { thing: NewThing; warnings: string[] } {
   if (fields.length < 4) throw new DomainError('validation', `expected 4 tab-separated columns, got ${fields.length}`);
   const name = fields[0]!.trim();
   if (!name) throw new DomainError('validation', 'empty package name');
   let summary = fields[3]!.trim();
   if ([...summary].length > MAX_DESCRIPTION) summary = [...summary].slice(0, MAX_DESCRIPTION - 1).join('') + '…';
-  return parseNewThing({
+  const warnings: string[] = [];
+  const tags = npmTags(name).filter((tag) => {
+    const problem = tagProblem(tag);
+    if (problem) warnings.push(`tag left out: ${problem}`);
+    return !problem;
+  });
+  const thing = parseNewThing({
     url: `https://www.npmjs.com/package/${name}`,
     title: name,
     description: summary,
     category: 'software',
     language: 'en_GB',
-    tags: npmTags(name),
+    tags,
   });
+  return { thing, warnings };
 }
 
 /** The number of lines after the header (data rows, blank ones included): the progress bar's total. */
@@ -113,7 +128,7 @@ export async function importThings(
   ownerId: number,
   opts: { limit?: number; onProgress?: (rows: number) => void } = {},
 ): Promise<ImportReport> {
-  const report: ImportReport = { rows: 0, inserted: 0, skipped: 0, rejected: [] };
+  const report: ImportReport = { rows: 0, inserted: 0, skipped: 0, rejected: [], warnings: [] };
   const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   let lineNo = 0;
   let batch: NewThing[] = [];
@@ -133,7 +148,8 @@ export async function importThings(
     if (opts.limit !== undefined && report.rows >= opts.limit) break;
     report.rows++;
     try {
-      const t = thingFromRow(line.split('\t'));
+      const { thing: t, warnings } = thingFromRow(line.split('\t'));
+      for (const reason of warnings) report.warnings.push({ line: lineNo, reason });
       if (seen.has(t.urlKey)) {
         report.skipped++;
         continue;

@@ -117,8 +117,9 @@ program
       const report = await importThings(s.database, s.clock, file, owner.id, { limit: opts.limit, onProgress: (n) => bar.update(n) });
       bar.stop();
       for (const r of report.rejected) console.error(`line ${r.line}: ${r.reason}`);
+      for (const w of report.warnings) console.error(`line ${w.line}: warning: ${w.reason}`);
       console.log(
-        `read ${report.rows} rows: ${report.inserted} things added, ${report.skipped} already registered, ${report.rejected.length} rejected (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+        `read ${report.rows} rows: ${report.inserted} things added, ${report.skipped} already registered, ${report.rejected.length} rejected, ${report.warnings.length} warnings (${((Date.now() - started) / 1000).toFixed(1)} s)`,
       );
     });
   });

@@ -9,6 +9,7 @@ import { makeSearch } from './migrations/0002_search.ts';
 import { makeMoney } from './migrations/0004_money.ts';
 import { makeTipHours } from './migrations/0005_tip_hours.ts';
 import { makeSearchIndexDirect } from './migrations/0006_search_index_direct.ts';
+import { makeClientRedirectUris } from './migrations/0007_client_redirect_uris.ts';
 import { makePeriodBudgets } from './migrations/0008_period_budgets.ts';
 
 function provider(database: Database): MigrationProvider {
@@ -20,6 +21,7 @@ function provider(database: Database): MigrationProvider {
         '0004_money': makeMoney(database.engine),
         '0005_tip_hours': makeTipHours(database.engine),
         '0006_search_index_direct': makeSearchIndexDirect(database.engine),
+        '0007_client_redirect_uris': makeClientRedirectUris(database.engine),
         '0008_period_budgets': makePeriodBudgets(database.engine),
       };
     },

@@ -83,6 +83,8 @@ export interface OauthClientsTable {
   secret_hash: string;
   name: string;
   callback_domain: string;
+  /** JSON array of the exact redirect URIs registered, `[]` for none */
+  redirect_uris: Generated<string>;
   owner_user_id: number | null;
   created_at: number;
   updated_at: Generated<number>;

@@ -57,6 +57,17 @@ interface Token {
 
 const OPERATORS: Record<string, TokenKind> = { '|': 'or', '&': 'and', '!': 'not', '(': 'open', ')': 'close' };
 const SPACE = /\s/u;
+/** What ends a TAG token: white space (as `String.prototype.trim` knows it), the operators and `,`. */
+const TAG_DELIMITER = /[\s|&!(),]/u;
+
+/**
+ * The first character of `tag` that would end it inside an expression (white space, one of
+ * `| & ! ( )` or `,`), or undefined when an expression can name the tag. A stored tag must have none
+ * (DECISIONS.md "Things"), or no `tags` search could ever find it.
+ */
+export function tagDelimiterIn(tag: string): string | undefined {
+  return TAG_DELIMITER.exec(tag)?.[0];
+}
 
 /**
  * Splits an expression into tokens.
@@ -83,7 +94,7 @@ export function tokenize(input: string): Token[] {
     const start = i;
     while (i < chars.length) {
       const d = chars[i]!;
-      if (SPACE.test(d) || OPERATORS[d] || d === ',' || /\p{Cc}/u.test(d)) break;
+      if (TAG_DELIMITER.test(d) || /\p{Cc}/u.test(d)) break;
       i++;
     }
     tokens.push({ kind: 'tag', text: chars.slice(start, i).join(''), position: start + 1 });

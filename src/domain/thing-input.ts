@@ -8,6 +8,7 @@ import { ValidationError } from './errors.ts';
 import { hasControlCharacters, parseBoolean } from './input.ts';
 import { DEFAULT_CATEGORY, DEFAULT_LANGUAGE, isCategory, isLanguage } from './reference.ts';
 import { checkThingUrl } from './urls.ts';
+import { tagDelimiterIn } from './tag-expression.ts';
 
 export const MAX_TITLE = 100;
 export const MAX_DESCRIPTION = 1000;
@@ -42,11 +43,33 @@ function text(body: Record<string, unknown>, field: string, max: number, opts: {
   return s;
 }
 
-/** Parses `tags`: a comma-separated string or an array of strings; trimmed, empties and duplicates dropped. */
+/**
+ * Why `tag` (trimmed, non-empty) cannot be a tag, or undefined when it can: NUL or ill-formed
+ * UTF-16, more than MAX_TAG_LENGTH characters, or a character that would end it inside a `tags`
+ * search expression (white space, `,` or one of `& | ! ( )`: no search could find such a tag).
+ * The reason names the tag.
+ */
+export function tagProblem(tag: string): string | undefined {
+  if (hasControlCharacters(tag)) return `the tag ${JSON.stringify(tag.replace(/[\u0000-\u001f\u007f]/g, '?'))} holds characters that are not allowed`;
+  if ([...tag].length > MAX_TAG_LENGTH) return `the tag ${JSON.stringify(tag)} is longer than ${MAX_TAG_LENGTH} characters`;
+  const delimiter = tagDelimiterIn(tag);
+  if (delimiter !== undefined) {
+    const what = /\s/u.test(delimiter) ? 'white space' : `'${delimiter}'`;
+    return `the tag ${JSON.stringify(tag)} holds ${what}; a tag cannot hold white space or any of & | ! ( ) , (a tags search could never find it)`;
+  }
+  return undefined;
+}
+
+/**
+ * Parses `tags` (DECISIONS.md "Things"): a comma-separated string (split on its commas) or an array
+ * of strings (one tag each). Tags are trimmed, case kept; empty ones and case-insensitive duplicates
+ * are dropped; at most MAX_TAGS remain.
+ * @throws ValidationError naming the first tag that tagProblem refuses, or the count.
+ */
 export function parseTags(v: unknown): string[] {
   let parts: unknown[];
   if (typeof v === 'string') parts = v.split(',');
-  else if (Array.isArray(v)) parts = v.flatMap((x) => (typeof x === 'string' ? x.split(',') : [x]));
+  else if (Array.isArray(v)) parts = v;
   else throw new ValidationError('Invalid tags: must be a comma-separated string or an array of strings');
   const out: string[] = [];
   const seen = new Set<string>();
@@ -54,8 +77,8 @@ export function parseTags(v: unknown): string[] {
     if (typeof p !== 'string') throw new ValidationError('Invalid tags: every tag must be a string');
     const tag = p.trim();
     if (!tag) continue;
-    if (hasControlCharacters(tag)) throw new ValidationError('Invalid tags: contains characters that are not allowed');
-    if ([...tag].length > MAX_TAG_LENGTH) throw new ValidationError(`Invalid tags: a tag has at most ${MAX_TAG_LENGTH} characters`);
+    const problem = tagProblem(tag);
+    if (problem) throw new ValidationError(`Invalid tags: ${problem}`);
     const k = tag.toLowerCase();
     if (seen.has(k)) continue;
     seen.add(k);

@@ -56,11 +56,13 @@ export async function getThing(s: Services, id: number): Promise<ThingRecord> {
 
 /**
  * `GET /things/:id,:id`: the things in the order asked (duplicates once).
- * @throws NotFoundError when any id is unknown, InvalidParametersError beyond MAX_MULTI_GET ids.
+ * @param ids as given (invalid ones as -1); duplicates count towards the limit.
+ * @throws InvalidParametersError beyond MAX_MULTI_GET ids (checked first), NotFoundError when any
+ *   id is unknown.
  */
 export async function getThings(s: Services, ids: number[]): Promise<ThingRecord[]> {
+  if (ids.length > MAX_MULTI_GET) throw new InvalidParametersError(`At most ${MAX_MULTI_GET} ids, comma-separated; ${ids.length} were given`, 'things');
   const unique = [...new Set(ids)];
-  if (unique.length > MAX_MULTI_GET) throw new InvalidParametersError(`At most ${MAX_MULTI_GET} ids`, 'things');
   if (unique.some((id) => !Number.isSafeInteger(id) || id <= 0)) throw new NotFoundError('Thing(s) could not be found', 'things');
   const found = await findThingsByIds(s.database.db, unique);
   const byId = new Map(found.map((t) => [t.id, t]));

@@ -35,9 +35,25 @@ export function parseFull(query: Query): boolean {
   return b;
 }
 
-/** A path id: a positive integer, else undefined (the caller answers 404). */
+/** Digits of the longest path id parseId accepts (leading zeros included). */
+export const MAX_ID_DIGITS = 15;
+const ID = new RegExp(`^\\d{1,${MAX_ID_DIGITS}}$`);
+
+/** A path id: a positive integer of at most MAX_ID_DIGITS digits, else undefined (the caller answers 404). */
 export function parseId(raw: string): number | undefined {
-  if (!/^\d{1,15}$/.test(raw)) return undefined;
+  if (!ID.test(raw)) return undefined;
   const n = Number(raw);
   return n > 0 ? n : undefined;
+}
+
+/**
+ * The ids of a `GET /things/:id,:id` segment, in the order given (DECISIONS.md "Things"):
+ * comma-separated, empty parts ignored (`1,2,`); a part that is not an id is -1, which the lookup
+ * answers with 404 `not_found`.
+ */
+export function parseIdList(raw: string): number[] {
+  return raw
+    .split(',')
+    .filter(Boolean)
+    .map((p) => parseId(p) ?? -1);
 }

@@ -3,7 +3,8 @@
  * playwright-core (never a downloaded browser). The real app listens on 127.0.0.1; a tiny client
  * application (node:http, also on 127.0.0.1) plays the third party:
  *   a new user signs up, logs out and in, sets a budget, registers an application ("Your
- *   applications": client id + secret shown once); the client sends the user to
+ *   applications": client id + secret shown once, an exact loopback redirect URI without a port);
+ *   the client, on a port of the moment, sends the user to
  *   /oauth/authorize (PKCE S256, state); the user approves on the consent page; the client checks
  *   state, exchanges the code at POST /oauth/token and tips a thing with the token; the user revokes
  *   the application under "Authorized applications" and the token answers 401.
@@ -159,7 +160,10 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, register an app
       await page.goto(`${site}/apps`);
       await page.fill('#name', 'E2E Reader');
       await page.fill('#callback_domain', '127.0.0.1');
+      // the exact redirect URI, without the port the client will listen on (RFC 8252 §7.3)
+      await page.fill('#redirect_uris', 'http://127.0.0.1/callback');
       await Promise.all([page.waitForLoadState('load'), page.click('button:has-text("Register")')]);
+      expect(await page.textContent('ul.uris')).toBe('http://127.0.0.1/callback');
       credentials.clientId = (await page.textContent('#new-client-id'))!.trim();
       credentials.clientSecret = (await page.textContent('#new-client-secret'))!.trim();
       expect(credentials.clientId).toMatch(/^[0-9a-f]{40}$/);

@@ -14,11 +14,15 @@ export interface TestClient {
   clientSecret: string;
 }
 
-/** Registers a client (default callback domain `app.example.com`, no owner). */
-export async function buildClient(s: Services, opts: { callbackDomain?: string; name?: string; ownerUserId?: number | null } = {}): Promise<TestClient> {
+/** Registers a client (default callback domain `app.example.com`, no exact redirect URIs, no owner). */
+export async function buildClient(
+  s: Services,
+  opts: { callbackDomain?: string; name?: string; redirectUris?: string[]; ownerUserId?: number | null } = {},
+): Promise<TestClient> {
   return createClient(s, {
     name: opts.name ?? uniqueName('App '),
     callbackDomain: opts.callbackDomain ?? 'app.example.com',
+    redirectUris: opts.redirectUris,
     ownerUserId: opts.ownerUserId ?? null,
   });
 }

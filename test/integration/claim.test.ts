@@ -90,4 +90,14 @@ describe.each(ENGINES)('claim page on %s', (engine) => {
     expect(body).not.toContain('<button type="submit">Claim</button>');
     html(await browser.get('/claim/bogus'), 404);
   });
+
+  it('opens the claim URL of the longest identities (a path segment past 100 characters)', async () => {
+    const browser = new WebClient(t.app);
+    const identity = `partner:${'n'.repeat(63)}:${'i'.repeat(200)}`;
+    const body = html(await browser.get(`/claim/${encodeURIComponent(identity)}`));
+    expect(body).toContain('claimed through the site that registered them');
+    const address = `${'a'.repeat(64)}@${'b'.repeat(180)}.example`;
+    const owned = html(await browser.get(`/claim/email:${md5(address)}/owner/${encodeURIComponent(address)}`));
+    expect(owned).toContain(address);
+  });
 });

@@ -70,4 +70,22 @@ describe.each(ENGINES)('importThings on %s', (engine) => {
     const again = await importThings(t.db.database, t.clock, file, owner.user.id);
     expect(again).toMatchObject({ rows: 5, inserted: 0, skipped: 3 });
   });
+
+  it('leaves out a tag POST /things would refuse, with a warning naming the line, and keeps the row', async () => {
+    const owner = await buildUser(t.services);
+    const file = tsv(
+      `${engine}-tags.tsv`,
+      ['name\tversion\tdownloads_a_month\tsummary', `@odd(scope)/kit-${engine}\t1\t1\ta scope no tags search could name`, `plain-${engine}\t1\t1\tfine`].join('\n'),
+    );
+    const report = await importThings(t.db.database, t.clock, file, owner.user.id);
+    expect(report).toMatchObject({ rows: 2, inserted: 2, skipped: 0, rejected: [] });
+    expect(report.warnings).toEqual([{ line: 2, reason: `tag left out: the tag "odd(scope)" holds '('; a tag cannot hold white space or any of & | ! ( ) , (a tags search could never find it)` }]);
+    const rows = await t.db.database.db.selectFrom('things').select(['id', 'title', 'tags']).where('owner_user_id', '=', owner.user.id).orderBy('id').execute();
+    expect(rows.map((r) => [r.title, r.tags])).toEqual([
+      [`@odd(scope)/kit-${engine}`, `npm,kit,${engine}`],
+      [`plain-${engine}`, `npm,plain,${engine}`],
+    ]);
+    const stored = await t.db.database.db.selectFrom('thing_tags').select('tag').where('thing_id', '=', rows[0]!.id).orderBy('tag').execute();
+    expect(stored.map((r) => r.tag)).toEqual([engine, 'kit', 'npm'].sort());
+  });
 });

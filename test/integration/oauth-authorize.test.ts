@@ -15,7 +15,7 @@ import {
   SCOPE_DESCRIPTIONS,
   validateAuthorizationRequest,
 } from '../../src/auth/oauth/authorize.ts';
-import { deleteClient } from '../../src/auth/oauth/clients.ts';
+import { deleteClient, setClientRedirectUris } from '../../src/auth/oauth/clients.ts';
 import { SCOPES } from '../../src/domain/scopes.ts';
 
 const START = 1_767_225_600;
@@ -257,6 +257,107 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
       expect(await ok(loop, 'http://127.0.0.1:9999/cb')).toBe('http://127.0.0.1:9999/cb');
       await expect(ok(local, 'http://127.0.0.1/cb')).rejects.toMatchObject({ error: 'invalid_request', redirectUrl: undefined });
       await expect(ok(local, 'http://sub.localhost/cb')).rejects.toMatchObject({ error: 'invalid_request', redirectUrl: undefined });
+    });
+  });
+
+  describe('RFC 6749 §3.1.2 a redirect_uri whose query carries a response parameter: an error page', () => {
+    it.each(['code', 'state', 'error', 'error_description', 'error_uri', 'access_token', 'token_type', 'expires_in', 'scope', 'iss'])(
+      '?%s=… → invalid_request naming it, never redirected, nothing stored',
+      async (name) => {
+        const before = await counts();
+        for (const uri of [`${REDIRECT_URI}?${name}=planted`, `${REDIRECT_URI}?app=1&${name}`, `${REDIRECT_URI}?${encodeURIComponent(name).replace(/^./, (ch) => `%${ch.charCodeAt(0).toString(16)}`)}=x`]) {
+          const err = await expectPage({ redirect_uri: uri }, 'invalid_request');
+          expect(err.description).toBe(`redirect_uri must not carry "${name}" in its query: the authorization response adds its own`);
+          // with a valid client and response_type=token too: still a page, not a fragment redirect
+          await expectPage({ redirect_uri: uri, response_type: 'token' }, 'invalid_request');
+        }
+        expect(await counts()).toEqual(before);
+      },
+    );
+
+    it('parameters of other names stay and the code comes after them, once', async () => {
+      const request = await validate({ redirect_uri: `${REDIRECT_URI}?codes=1&Code=2&app_state=3`, state: 's' });
+      const location = new URL(await approveAuthorization(t.services, request, user.user.id));
+      expect(location.searchParams.getAll('code')).toHaveLength(1);
+      expect(location.searchParams.getAll('state')).toEqual(['s']);
+      expect(location.searchParams.get('codes')).toBe('1');
+      expect(location.searchParams.get('Code')).toBe('2');
+    });
+  });
+
+  describe('RFC 9700 §4.1.3 exact redirect URIs, when the client registered any', () => {
+    const EXACT = 'https://app.example.com/oauth/done';
+    const SECOND = 'https://m.app.example.com/cb?app=1';
+    let exact: TestClient;
+    let pair: TestClient;
+    beforeAll(async () => {
+      exact = await buildClient(t.services, { redirectUris: [EXACT] });
+      pair = await buildClient(t.services, { redirectUris: [EXACT, SECOND] });
+    });
+    const ask = (client: TestClient, over: Record<string, unknown> = {}) => validate({ client_id: client.clientId, redirect_uri: EXACT, ...over });
+    async function refusedPage(client: TestClient, over: Record<string, unknown>) {
+      const err = await ask(client, over).then(
+        () => undefined,
+        (e: unknown) => e as AuthorizationRequestError,
+      );
+      expect(err, JSON.stringify(over)).toBeInstanceOf(AuthorizationRequestError);
+      expect(err!.error).toBe('invalid_request');
+      expect(err!.redirectUrl).toBeUndefined();
+      return err!;
+    }
+
+    it('accepts a registered URI exactly as registered, and sends the code there', async () => {
+      const request = await ask(exact);
+      expect(request).toMatchObject({ redirectUri: EXACT, redirectUriGiven: true });
+      expect((await ask(pair, { redirect_uri: SECOND })).redirectUri).toBe(SECOND);
+      const location = await approveAuthorization(t.services, await ask(pair, { redirect_uri: SECOND }), user.user.id);
+      expect(location.startsWith(`${SECOND}&code=`)).toBe(true);
+    });
+
+    it('refuses any other URI, even one the callback domain alone would accept (an error page, nothing stored)', async () => {
+      const before = await counts();
+      for (const uri of [
+        'https://app.example.com/callback',
+        `${EXACT}/`,
+        `${EXACT}?x=1`,
+        'https://APP.example.com/oauth/done',
+        'https://app.example.com:443/oauth/done',
+        'https://app.example.com/oauth/%64one',
+        'https://app.example.com/oauth/./done',
+        'https://m.app.example.com/cb?app=1&x=2',
+        'https://m.app.example.com/cb',
+      ]) {
+        const err = await refusedPage(pair, { redirect_uri: uri, response_type: 'bogus', scope: 'bogus' });
+        expect(err.description).toBe('redirect_uri is not one of the redirect URIs the application registered (they must match exactly)');
+      }
+      expect(await counts()).toEqual(before);
+    });
+
+    it('without redirect_uri: the only registered URI (not "given"); with several registered, an error page', async () => {
+      const request = await ask(exact, { redirect_uri: undefined });
+      expect(request).toMatchObject({ redirectUri: EXACT, redirectUriGiven: false });
+      const location = await approveAuthorization(t.services, request, user.user.id);
+      expect(location.startsWith(`${EXACT}?code=`)).toBe(true);
+      const err = await refusedPage(pair, { redirect_uri: undefined });
+      expect(err.description).toBe('redirect_uri is required: the application registered several redirect URIs');
+    });
+
+    it('a loopback http URI matches with any port (RFC 8252 §7.3), nothing else varies', async () => {
+      const native = await buildClient(t.services, { callbackDomain: '127.0.0.1', redirectUris: ['http://127.0.0.1/cb'] });
+      const ok = async (uri: string) => (await ask(native, { redirect_uri: uri })).redirectUri;
+      expect(await ok('http://127.0.0.1/cb')).toBe('http://127.0.0.1/cb');
+      expect(await ok('http://127.0.0.1:53123/cb')).toBe('http://127.0.0.1:53123/cb');
+      for (const uri of ['http://127.0.0.1:53123/cb/', 'http://127.0.0.1:53123/other', 'https://127.0.0.1:53123/cb', 'http://127.0.0.1:53123/cb?x=1']) {
+        await refusedPage(native, { redirect_uri: uri });
+      }
+    });
+
+    it('after the registered URIs are removed, the callback-domain rule applies again', async () => {
+      const c2 = await buildClient(t.services, { redirectUris: [EXACT] });
+      await refusedPage(c2, { redirect_uri: REDIRECT_URI });
+      await setClientRedirectUris(t.services, c2.clientId, []);
+      expect((await ask(c2, { redirect_uri: REDIRECT_URI })).redirectUri).toBe(REDIRECT_URI);
+      expect((await ask(c2, { redirect_uri: undefined })).redirectUri).toBe('https://app.example.com/');
     });
   });
 

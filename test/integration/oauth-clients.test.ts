@@ -20,6 +20,7 @@ import {
   listClientsOwnedBy,
   revokeAuthorization,
   rotateClientSecret,
+  setClientRedirectUris,
   verifyClientSecret,
 } from '../../src/auth/oauth/clients.ts';
 import { approveAuthorization, validateAuthorizationRequest } from '../../src/auth/oauth/authorize.ts';
@@ -108,6 +109,71 @@ describe.each(ENGINES)('OAuth client applications on %s', (engine) => {
 
     it('refuses an unknown owner → NotFoundError', async () => {
       await expect(createClient(t.services, { name: 'x', callbackDomain: 'example.com', ownerUserId: 999_999 })).rejects.toBeInstanceOf(NotFoundError);
+    });
+  });
+
+  describe('exact redirect URIs (RFC 9700 §2.1)', () => {
+    const rowUris = async (clientId: string) =>
+      (await t.db.database.db.selectFrom('oauth_clients').select('redirect_uris').where('client_id', '=', clientId).executeTakeFirstOrThrow()).redirect_uris;
+
+    it('registers them trimmed, in order, without empty entries or repeats; as a list or as text with one per line', async () => {
+      const a = await createClient(t.services, {
+        name: 'Exact',
+        callbackDomain: 'app.example.com',
+        redirectUris: [' https://app.example.com/cb ', '', 'https://app.example.com/cb2', 'https://app.example.com/cb'],
+        ownerUserId: null,
+      });
+      expect(a.client.redirectUris).toEqual(['https://app.example.com/cb', 'https://app.example.com/cb2']);
+      expect(JSON.parse(await rowUris(a.clientId))).toEqual(['https://app.example.com/cb', 'https://app.example.com/cb2']);
+      expect((await findClientByClientId(t.services, a.clientId))?.redirectUris).toEqual(['https://app.example.com/cb', 'https://app.example.com/cb2']);
+
+      const b = await createClient(t.services, { name: 'Text', callbackDomain: 'app.example.com', redirectUris: '\r\nhttps://app.example.com/a\r\n  https://x.app.example.com/b?app=1\n\n', ownerUserId: null });
+      expect(b.client.redirectUris).toEqual(['https://app.example.com/a', 'https://x.app.example.com/b?app=1']);
+      expect((await buildClient(t.services)).client.redirectUris).toEqual([]);
+    });
+
+    it('refuses a URI the redirect_uri rules refuse, naming it, and more than 10 → ValidationError, storing nothing', async () => {
+      const before = await clientCount();
+      for (const [uri, reason] of [
+        ['https://evil.example/cb', "redirect_uri must lie in the application's callback domain app.example.com"],
+        ['http://app.example.com/cb', 'redirect_uri must use https (plain http only for localhost and 127.0.0.1)'],
+        ['https://app.example.com/cb#x', 'redirect_uri must not contain a fragment (#)'],
+        ['https://app.example.com/cb?code=1', 'redirect_uri must not carry "code" in its query: the authorization response adds its own'],
+        ['https://app.example.com/cb?x=1&iss=me', 'redirect_uri must not carry "iss" in its query: the authorization response adds its own'],
+        ['/cb', 'redirect_uri is not an absolute URL'],
+      ]) {
+        await expect(createClient(t.services, { name: 'x', callbackDomain: 'app.example.com', redirectUris: ['https://app.example.com/ok', uri], ownerUserId: null })).rejects.toMatchObject({
+          code: 'validation',
+          message: `Redirect URI ${JSON.stringify(uri)} refused: ${reason}`,
+        });
+      }
+      const eleven = Array.from({ length: 11 }, (_, i) => `https://app.example.com/cb${i}`);
+      await expect(createClient(t.services, { name: 'x', callbackDomain: 'app.example.com', redirectUris: eleven, ownerUserId: null })).rejects.toMatchObject({ message: 'At most 10 redirect URIs' });
+      expect((await createClient(t.services, { name: 'ten', callbackDomain: 'app.example.com', redirectUris: eleven.slice(0, 10), ownerUserId: null })).client.redirectUris).toHaveLength(10);
+      for (const bad of [42, [42], { a: 1 }]) {
+        await expect(createClient(t.services, { name: 'x', callbackDomain: 'app.example.com', redirectUris: bad, ownerUserId: null })).rejects.toBeInstanceOf(ValidationError);
+      }
+      expect(await clientCount()).toBe(before + 1);
+    });
+
+    it('changes them for the owner (time recorded), clears them, and refuses others or bad URIs without a change', async () => {
+      const owner = await buildUser(t.services);
+      const other = await buildUser(t.services);
+      const c = await buildClient(t.services, { ownerUserId: owner.user.id, redirectUris: ['https://app.example.com/one'] });
+      clock.advance(5);
+      const changed = await setClientRedirectUris(t.services, c.clientId, ['https://app.example.com/two', 'https://app.example.com/three'], owner.user.id);
+      expect(changed).toMatchObject({ redirectUris: ['https://app.example.com/two', 'https://app.example.com/three'], updatedAt: clock.now() });
+      expect(await findClientByClientId(t.services, c.clientId)).toEqual(changed);
+
+      await expect(setClientRedirectUris(t.services, c.clientId, ['https://app.example.com/mine'], other.user.id)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(setClientRedirectUris(t.services, c.clientId, ['https://elsewhere.example/'], owner.user.id)).rejects.toBeInstanceOf(ValidationError);
+      await expect(setClientRedirectUris(t.services, 'no-such-client', [])).rejects.toBeInstanceOf(NotFoundError);
+      expect((await findClientByClientId(t.services, c.clientId))?.redirectUris).toEqual(['https://app.example.com/two', 'https://app.example.com/three']);
+
+      expect((await setClientRedirectUris(t.services, c.clientId, '')).redirectUris).toEqual([]);
+      expect(await rowUris(c.clientId)).toBe('[]');
+      await deleteClient(t.services, c.clientId);
+      await expect(setClientRedirectUris(t.services, c.clientId, [])).rejects.toBeInstanceOf(NotFoundError);
     });
   });
 
@@ -273,5 +339,34 @@ describe.each(ENGINES)('OAuth client applications on %s', (engine) => {
       expect((bad as { code: number }).code).toBe(1);
       expect((bad as { stderr: string }).stderr).toContain('callback_domain must be a host name');
     }, 60_000);
+
+    it('apps create --redirect-uri (repeatable) registers exact redirect URIs; apps redirect-uris shows, replaces and clears them', async () => {
+      const failed = (e: unknown) => e as { code: number; stderr: string };
+      const { stdout } = await cli('apps', 'create', '--name', 'Exact CLI', '--callback-domain', 'cli.example.com', '--redirect-uri', 'https://cli.example.com/a', '--redirect-uri', 'https://cli.example.com/b');
+      const id = /^client_id: +([0-9a-f]{40})$/m.exec(stdout)![1]!;
+      expect(stdout).toContain('redirect_uri:  https://cli.example.com/a\nredirect_uri:  https://cli.example.com/b\n');
+      expect((await findClientByClientId(t.services, id))?.redirectUris).toEqual(['https://cli.example.com/a', 'https://cli.example.com/b']);
+
+      expect((await cli('apps', 'redirect-uris', id)).stdout).toBe('https://cli.example.com/a\nhttps://cli.example.com/b\n');
+      expect((await cli('apps', 'redirect-uris', id, '--redirect-uri', 'https://cli.example.com/c')).stdout).toBe('https://cli.example.com/c\n');
+      expect((await findClientByClientId(t.services, id))?.redirectUris).toEqual(['https://cli.example.com/c']);
+
+      const outside = failed(await cli('apps', 'redirect-uris', id, '--redirect-uri', 'https://evil.example/c').catch((e) => e));
+      expect(outside.code).toBe(1);
+      expect(outside.stderr).toContain(`Redirect URI "https://evil.example/c" refused: redirect_uri must lie in the application's callback domain cli.example.com`);
+      const both = failed(await cli('apps', 'redirect-uris', id, '--clear', '--redirect-uri', 'https://cli.example.com/d').catch((e) => e));
+      expect(both.code).toBe(1);
+      expect(both.stderr).toContain('give --redirect-uri or --clear, not both');
+      const reserved = failed(await cli('apps', 'create', '--name', 'x', '--callback-domain', 'cli.example.com', '--redirect-uri', 'https://cli.example.com/cb?state=1').catch((e) => e));
+      expect(reserved.code).toBe(1);
+      expect(reserved.stderr).toContain('must not carry "state" in its query');
+      expect((await findClientByClientId(t.services, id))?.redirectUris).toEqual(['https://cli.example.com/c']);
+
+      expect((await cli('apps', 'redirect-uris', id, '--clear')).stdout).toBe(`${id} has no redirect URIs: any redirect_uri in its callback domain cli.example.com matches\n`);
+      expect((await findClientByClientId(t.services, id))?.redirectUris).toEqual([]);
+      const unknown = failed(await cli('apps', 'redirect-uris', 'no-such-client').catch((e) => e));
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('No such application');
+    }, 120_000);
   });
 });

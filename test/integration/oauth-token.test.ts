@@ -332,6 +332,33 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
     });
   });
 
+  describe('RFC 9700 §4.1.3 a client with registered redirect URIs: the token request repeats the one used', () => {
+    const FIRST = 'https://app.example.com/oauth/done';
+    const SECOND = 'https://app.example.com/oauth/other';
+
+    it('the registered URI of the authorization request → 200; the other registered one → invalid_grant', async () => {
+      const pair = await buildClient(t.services, { redirectUris: [FIRST, SECOND] });
+      const a = await authorizeCode(t.services, pair, user.user.id, { redirect_uri: FIRST });
+      expect(a.location.href.startsWith(`${FIRST}?code=`)).toBe(true);
+      expect((await exchange(a.code, { redirect_uri: FIRST }, pair)).statusCode).toBe(200);
+      const b = await authorizeCode(t.services, pair, user.user.id, { redirect_uri: FIRST });
+      expectError(await exchange(b.code, { redirect_uri: SECOND }, pair), 400, 'invalid_grant');
+      const d = await authorizeCode(t.services, pair, user.user.id, { redirect_uri: FIRST });
+      expectError(await post({ grant_type: 'authorization_code', code: d.code }, basic(pair.clientId, pair.clientSecret)), 400, 'invalid_request');
+    });
+
+    it('the only registered URI, used without redirect_uri: the token request may omit it or repeat that URI', async () => {
+      const single = await buildClient(t.services, { redirectUris: [FIRST] });
+      const a = await authorizeCode(t.services, single, user.user.id, { redirect_uri: undefined });
+      expect(a.location.href.startsWith(`${FIRST}?code=`)).toBe(true);
+      expect((await post({ grant_type: 'authorization_code', code: a.code }, basic(single.clientId, single.clientSecret))).statusCode).toBe(200);
+      const b = await authorizeCode(t.services, single, user.user.id, { redirect_uri: undefined });
+      expect((await exchange(b.code, { redirect_uri: FIRST }, single)).statusCode).toBe(200);
+      const d = await authorizeCode(t.services, single, user.user.id, { redirect_uri: undefined });
+      expectError(await exchange(d.code, { redirect_uri: 'https://app.example.com/' }, single), 400, 'invalid_grant');
+    });
+  });
+
   describe('RFC 7636 §4.5–4.6 PKCE at the token endpoint', () => {
     it('the right code_verifier → 200', async () => {
       const { verifier, challenge } = pkcePair();

@@ -3,6 +3,8 @@
  * "Pagination and `full`"), on every engine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { XMLParser } from 'fast-xml-parser';
 import type { LightMyRequestResponse } from 'fastify';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
@@ -213,6 +215,77 @@ describe.each(ENGINES)('things on %s', (engine) => {
       expectError(await get(`/things/${a},99999999999999999999`), 404, 'not_found');
     });
 
+    describe('up to 100 ids, on a path of any length', () => {
+      /** Makes the next thing ids 7 digits long (1,000,000 on), as on an instance with many things. */
+      async function startThingIdsAt(next: number) {
+        const db = t.db.database.db;
+        if (engine === 'postgres') {
+          await sql`alter table things alter column id restart with ${sql.lit(next)}`.execute(db);
+        } else {
+          // SQLite gives the next rowid after the largest: a deleted placeholder holds next - 1.
+          await sql`insert into things (id, url, url_key, owner_user_id, created_at, deleted_at)
+            values (${next - 1}, 'https://example.com/placeholder', ${uniqueName('placeholder')}, ${owner.user.id}, ${START}, ${START})`.execute(db);
+        }
+      }
+      let ids: number[];
+      beforeAll(async () => {
+        await startThingIdsAt(1_000_000);
+        ids = [];
+        for (let i = 0; i < 100; i++) ids.push(await buildThing(t.services, i % 2 ? owner : other, { title: `Many ${i}` }));
+        for (const id of ids) expect(String(id)).toMatch(/^\d{7}$/);
+        ids.reverse(); // asked in another order than created
+      });
+      const idsOf = (list: { id: number }[]) => list.map((x) => x.id);
+
+      it('100 ids of 7 digits: every thing, in the order asked, as JSON and as XML', async () => {
+        const res = await get(`/things/${ids.join(',')}`);
+        expect(res.statusCode, res.body).toBe(200);
+        const list = json(res);
+        expect(idsOf(list)).toEqual(ids);
+        for (const x of list) expect(keys(x)).toEqual(THING_KEYS);
+
+        const xml = await get(`/things/${ids.join(',')}.xml`);
+        expect(xml.statusCode, xml.body).toBe(200);
+        expect(xml.headers['content-type']).toMatch(/^application\/xml/);
+        const parsed = new XMLParser({ isArray: (name) => name === 'thing' }).parse(xml.body);
+        expect(parsed.things.thing.map((x: { id: number }) => x.id)).toEqual(ids);
+      });
+
+      it('100 ids of the longest accepted form (15 digits) and a trailing comma', async () => {
+        const long = ids.map((id) => String(id).padStart(15, '0'));
+        const res = await get(`/things/${long.join(',')},.json`);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(idsOf(json(res))).toEqual(ids);
+      });
+
+      it('an unknown or malformed id among 100 is the route\'s 404 not_found', async () => {
+        const unknown = [...ids.slice(0, 99), 9_999_999];
+        const body = expectError(await get(`/things/${unknown.join(',')}`), 404, 'not_found');
+        expect(body.error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
+        const malformed = [...ids.slice(0, 99), 'x'.repeat(7)];
+        expect(expectError(await get(`/things/${malformed.join(',')}`), 404, 'not_found').error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
+      });
+
+      it('101 ids → 400 invalid_parameters, however long the path, duplicates counted', async () => {
+        const more = [...ids, ids[0]!];
+        const body = expectError(await get(`/things/${more.join(',')}`), 400, 'invalid_parameters');
+        expect(body.error_description).toContain('100');
+        expect(body.error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
+        const unknownToo = [...ids, 9_999_999];
+        expectError(await get(`/things/${unknownToo.join(',')}`), 400, 'invalid_parameters');
+        // 101 ids of 15 digits: a segment longer than 100 of them need, refused all the same.
+        const long = more.map((id) => String(id).padStart(15, '0'));
+        expectError(await get(`/things/${long.join(',')}`), 400, 'invalid_parameters');
+        expectError(await get(`/things/${long.join('%2C')}/`), 400, 'invalid_parameters');
+        // With a format suffix: the same refusal (XML from the route; a segment too long for the
+        // router gets the error shape of unknown paths, JSON).
+        const xml = await get(`/things/${more.join(',')}.xml`);
+        expect(xml.statusCode).toBe(400);
+        expect(xml.body).toContain('<error><error>invalid_parameters</error>');
+        expectError(await get(`/things/${long.join(',')}.xml`), 400, 'invalid_parameters');
+      });
+    });
+
     it('a deleted thing among the ids is 404', async () => {
       const a = await buildThing(t.services, owner);
       const b = await buildThing(t.services, owner);
@@ -373,10 +446,39 @@ describe.each(ENGINES)('things on %s', (engine) => {
       });
     });
 
-    it('takes tags as an array', async () => {
-      const res = await post({ url: uniqueUrl(), tags: ['one', 'two words', 'three'] });
+    it('takes tags as an array: trimmed, case kept, duplicates in any case dropped', async () => {
+      const res = await post({ url: uniqueUrl(), tags: [' One ', 'two-words', 'three', 'ONE', '', 'été'] });
       expect(res.statusCode, res.body).toBe(201);
-      expect(json(await get(`/things/${json(res).id}`)).tags).toEqual(['one', 'two words', 'three']);
+      expect(json(await get(`/things/${json(res).id}`)).tags).toEqual(['One', 'two-words', 'three', 'été']);
+    });
+
+    // A tag a `tags` search expression could never name (DECISIONS.md "Things").
+    const unfindable: Array<[string, unknown, string]> = [
+      ['white space inside an array element', ['ok', 'two words'], '"two words" holds white space'],
+      ['a tab inside a comma string', 'ok,tab\there', '"tab\\there" holds white space'],
+      ['a no-break space', ['no\u00a0break'], 'holds white space'],
+      ['&', 'ok, rock&roll', `"rock&roll" holds '&'`],
+      ['|', ['a|b'], `"a|b" holds '|'`],
+      ['!', ['wow!'], `"wow!" holds '!'`],
+      ['(', ['f(x'], `"f(x" holds '('`],
+      [')', ['x)'], `"x)" holds ')'`],
+      ['a comma inside an array element', ['ok', 'a,b'], `"a,b" holds ','`],
+    ];
+    it.each(unfindable)('a tag holding %s → 400 validation naming the tag, nothing written', async (_name, tags, named) => {
+      const url = uniqueUrl();
+      const before = await countAllThings();
+      const body = expectError(await post({ url, tags }), 400, 'validation');
+      expect(body.error_description).toContain(named);
+      expect(body.error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
+      expect(await countAllThings()).toBe(before);
+      expect(await countThingsWithUrl(url)).toBe(0);
+    });
+
+    it('a tag holding an operator in a form body → 400 validation naming the tag', async () => {
+      const url = uniqueUrl();
+      const body = expectError(await post(form({ url, tags: 'fine,(nope)' }), owner.token, FORM), 400, 'validation');
+      expect(body.error_description).toContain(`"(nope)" holds '('`);
+      expect(await countThingsWithUrl(url)).toBe(0);
     });
 
     it('takes a form-urlencoded body', async () => {
@@ -576,6 +678,22 @@ describe.each(ENGINES)('things on %s', (engine) => {
       const id = await buildThing(t.services, owner, { title: 'Unchanged' });
       expectError(await patch(id, { ...payload, hidden: true }), 400, 'validation');
       expect(json(await get(`/things/${id}`, owner.token))).toMatchObject({ title: 'Unchanged', hidden: false, updated_at: 0 });
+    });
+
+    it.each<[string, (tags: string) => [unknown, Record<string, string>?, string?]]>([
+      ['PATCH with JSON', (tags) => [{ title: 'Changed', tags }]],
+      ['PATCH with a JSON array', () => [{ title: 'Changed', tags: ['fine', 'has space'] }]],
+      ['PATCH with a form body', (tags) => [form({ title: 'Changed', tags }), FORM]],
+      ['POST with _method=patch in a form body', (tags) => [form({ _method: 'patch', title: 'Changed', tags }), FORM, 'POST']],
+    ])('%s: a tag a search could not find → 400 validation naming it, nothing changed', async (_name, make) => {
+      const id = await buildThing(t.services, owner, { title: 'Unchanged', tags: 'kept' });
+      const [payload, headers, method] = make('fine, a&b');
+      const res = await t.app.inject({ method: (method ?? 'PATCH') as 'PATCH' | 'POST', url: `${API}/things/${id}`, headers: { ...bearer(owner.token), ...headers }, payload: payload as string });
+      const body = expectError(res, 400, 'validation');
+      expect(body.error_description).toMatch(/"(a&b|has space)" holds/);
+      expect(json(await get(`/things/${id}`, owner.token))).toMatchObject({ title: 'Unchanged', tags: ['kept'], updated_at: 0 });
+      const stored = await t.db.database.db.selectFrom('thing_tags').select('tag').where('thing_id', '=', id).execute();
+      expect(stored.map((r) => r.tag)).toEqual(['kept']);
     });
 
     it('by someone else → 403 forbidden and nothing changed', async () => {

@@ -456,6 +456,23 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       );
     });
 
+    it.each([
+      ['white space', 'fine,two words', '"two words" holds white space'],
+      ['&', 'fine,rock&roll', `"rock&roll" holds '&'`],
+      ['!', 'wow!', `"wow!" holds '!'`],
+      ['|', 'a|b', `"a|b" holds '|'`],
+      ['parentheses', '(x)', `"(x)" holds '('`],
+    ])('answers 400 validation naming an auto-submit tag holding %s (no search could find it), creating nothing', async (_name, tags, named) => {
+      const owner = await buildUser(t.services);
+      const tipper = await buildUser(t.services);
+      const inner = `https://blog.invalid/${uniqueName('badtag')}`;
+      const before = await snapshot();
+      const res = await tipUrl({ url: autoUrl({ url: inner, user_id: owner.user.username, title: 'Tagged', tags }) }, tipper.token);
+      expect(json(res).error_description).toContain(named);
+      await expectFailedTip(res, before, 400, 'validation');
+      expect((await t.app.inject({ url: `${API}/things/lookup/?url=${encodeURIComponent(inner)}` })).statusCode).toBe(404);
+    });
+
     it('answers 404 not_found for an unregistered plain URL', async () => {
       const tipper = await buildUser(t.services);
       const before = await snapshot();

@@ -80,6 +80,55 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
     expect(await clientsOf(user.id)).toHaveLength(0);
   });
 
+  it('registers exact redirect URIs from the form (one per line) and lists them; without any, says what matches', async () => {
+    const { user, c } = await loggedIn();
+    html(await c.submit('/apps', '/apps', { name: 'Plain', callback_domain: 'plain.example' }), 201);
+    const body = html(
+      await c.submit('/apps', '/apps', { name: 'Exact', callback_domain: 'exact.example', redirect_uris: ' https://exact.example/cb\r\nhttps://m.exact.example/cb?app=1\r\n\r\n' }),
+      201,
+    );
+    const { clientId } = shownSecret(body);
+    const rows = await clientsOf(user.id);
+    expect(JSON.parse(rows.find((r) => r.client_id === clientId)!.redirect_uris)).toEqual(['https://exact.example/cb', 'https://m.exact.example/cb?app=1']);
+
+    const list = html(await c.get('/apps'));
+    expect(list).toContain('<ul class="uris"><li class="mono">https://exact.example/cb</li><li class="mono">https://m.exact.example/cb?app=1</li></ul>');
+    expect(list).toContain('Any https address on plain.example or its subdomains');
+    // the change form holds the current URIs, one per line
+    expect(list).toContain(`>https://exact.example/cb\nhttps://m.exact.example/cb?app=1</textarea>`);
+  });
+
+  it('refuses a redirect URI the rules refuse, with 400, the reason and the text kept, registering nothing', async () => {
+    const { user, c } = await loggedIn();
+    const body = html(await c.submit('/apps', '/apps', { name: 'Bad', callback_domain: 'bad.example', redirect_uris: 'https://bad.example/cb?code=1' }), 400);
+    expect(body).toContain('Redirect URI &quot;https://bad.example/cb?code=1&quot; refused: redirect_uri must not carry &quot;code&quot; in its query');
+    expect(body).toContain('>https://bad.example/cb?code=1</textarea>');
+    expect(await clientsOf(user.id)).toHaveLength(0);
+  });
+
+  it('changes the redirect URIs of a client (303 and a notice), clears them, and refuses bad ones keeping the form open', async () => {
+    const { user, c } = await loggedIn();
+    const { clientId } = shownSecret(html(await c.submit('/apps', '/apps', { name: 'Changer', callback_domain: 'chg.example', redirect_uris: 'https://chg.example/old' }), 201));
+    const uris = async () => JSON.parse((await clientsOf(user.id))[0]!.redirect_uris);
+
+    const res = await c.submit('/apps', `/apps/${clientId}/redirect-uris`, { redirect_uris: 'https://chg.example/new\nhttps://chg.example/newer' });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/apps?done=redirect-uris');
+    expect(html(await c.get('/apps?done=redirect-uris'))).toContain('The redirect URIs were saved.');
+    expect(await uris()).toEqual(['https://chg.example/new', 'https://chg.example/newer']);
+
+    const refused = html(await c.submit('/apps', `/apps/${clientId}/redirect-uris`, { redirect_uris: 'https://chg.example/ok\nhttp://chg.example/plain' }), 400);
+    // the reason inside that application's open form, next to the text sent; a pointer to it on top
+    expect(refused).toContain(`<p class="error" role="alert">The redirect URIs were not saved: <a href="#redirect_uris-${clientId}">see why below</a>.</p>`);
+    expect(refused).toMatch(/<details class="edit" open>\n<summary>Change redirect URIs<\/summary>\n<form [^>]+>\n<input [^>]+>\n<p class="error">Redirect URI &quot;http:\/\/chg.example\/plain&quot; refused: redirect_uri must use https/);
+    expect(refused).toContain('>https://chg.example/ok\nhttp://chg.example/plain</textarea>');
+    expect(await uris()).toEqual(['https://chg.example/new', 'https://chg.example/newer']);
+
+    expect((await c.submit('/apps', `/apps/${clientId}/redirect-uris`, { redirect_uris: '' })).statusCode).toBe(303);
+    expect(await uris()).toEqual([]);
+    expect(html(await c.get('/apps'))).toContain('Any https address on chg.example or its subdomains');
+  });
+
   it('rotates the secret: the new one is shown once and works, the old one stops working', async () => {
     const { user, c } = await loggedIn();
     const first = shownSecret(html(await c.submit('/apps', '/apps', { name: 'Rotator', callback_domain: 'rot.example' }), 201));
@@ -115,8 +164,8 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
     const { clientId } = await createClient(t.services, { name: 'Not yours', callbackDomain: 'mine.example', ownerUserId: owner.id });
     const before = await clientsOf(owner.id);
     const { c } = await loggedIn();
-    for (const action of ['secret', 'delete']) {
-      const res = await c.submit('/apps', `/apps/${clientId}/${action}`);
+    for (const action of ['secret', 'delete', 'redirect-uris']) {
+      const res = await c.submit('/apps', `/apps/${clientId}/${action}`, action === 'redirect-uris' ? { redirect_uris: 'https://mine.example/stolen' } : {});
       expect(html(res, 404)).toContain('No such application');
     }
     expect(await clientsOf(owner.id)).toEqual(before);

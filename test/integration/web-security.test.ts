@@ -18,6 +18,9 @@ import { buildWebUser, csrfOf, html, PASSWORD, WebClient } from '../helpers/web.
 
 const XSS = `<script>alert("x'y")</script>`;
 const ESCAPED = '&lt;script&gt;alert(&quot;x&#39;y&quot;)&lt;/script&gt;';
+/** Hostile text a tag may hold (no white space, `& | ! ( ) ,`: DECISIONS.md "Things"), and as escaped. */
+const XSS_TAG = `<script>alert\`x'y"\`</script>`;
+const ESCAPED_TAG = '&lt;script&gt;alert`x&#39;y&quot;`&lt;/script&gt;';
 
 describe.each(ENGINES)('website security on %s', (engine) => {
   let t: TestApp;
@@ -62,6 +65,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         { name: 'tip', page: `/thing/${thing}`, action: `/thing/${thing}/tip`, fields: {} },
         { name: 'register app', page: '/apps', action: '/apps', fields: { name: 'Sneaky', callback_domain: 'sneaky.example' } },
         { name: 'rotate secret', page: '/apps', action: `/apps/${mine.clientId}/secret`, fields: {} },
+        { name: 'redirect URIs', page: '/apps', action: `/apps/${mine.clientId}/redirect-uris`, fields: { redirect_uris: 'https://mine.example/sneaky' } },
         { name: 'delete app', page: '/apps', action: `/apps/${mine.clientId}/delete`, fields: {} },
         { name: 'revoke grant', page: '/authorized', action: `/authorized/${granted.clientId}/revoke`, fields: {} },
         { name: 'consent approve', page: '/authorized', action: '/oauth/authorize', fields: { request: signed, decision: 'approve' } },
@@ -105,13 +109,14 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/thing/:id/tip',
           '/apps',
           '/apps/:clientId/secret',
+          '/apps/:clientId/redirect-uris',
           '/apps/:clientId/delete',
           '/authorized/:clientId/revoke',
           '/oauth/authorize',
           '/claim/:identity',
         ].sort(),
       );
-      expect(forms).toHaveLength(12);
+      expect(forms).toHaveLength(13);
     });
 
     it.each([
@@ -123,6 +128,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'tip',
       'register app',
       'rotate secret',
+      'redirect URIs',
       'delete app',
       'revoke grant',
       'consent approve',
@@ -189,7 +195,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         url: hostileUrl,
         title: XSS,
         description: XSS,
-        tags: [`tag${XSS}`],
+        tags: [`tag${XSS_TAG}`],
       });
       visitor = new WebClient(t.app);
       const tipper = await buildWebUser(t.services);
@@ -208,7 +214,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       expectEscaped(body);
       expect(body).toContain(`<h1>${ESCAPED}</h1>`);
       expect(body).toContain('<a href="https://xss.example/?q=&quot;&gt;&lt;script&gt;alert(&#39;u&#39;)&lt;/script&gt;" rel="nofollow noopener">');
-      expect(body).toContain(`<span>tag${ESCAPED}</span>`);
+      expect(body).toContain(`<span>tag${ESCAPED_TAG}</span>`);
       expect(body).toContain(`<title>${ESCAPED} · Tipjar</title>`);
     });
 

@@ -12,8 +12,10 @@ import {
   MAX_EXPRESSION_TAGS,
   parseTagExpression,
   TagExpressionError,
+  tagDelimiterIn,
   tokenize,
 } from '../../src/domain/tag-expression.ts';
+import fc from 'fast-check';
 
 const show = (s: string) => {
   const e = parseTagExpression(s);
@@ -139,5 +141,40 @@ describe('parseTagExpression', () => {
     const deep = '('.repeat(MAX_EXPRESSION_DEPTH + 1) + 'a' + ')'.repeat(MAX_EXPRESSION_DEPTH + 1);
     expect(failure(deep)).toMatchObject({ position: MAX_EXPRESSION_DEPTH + 1 });
     expect(show('('.repeat(MAX_EXPRESSION_DEPTH) + 'a' + ')'.repeat(MAX_EXPRESSION_DEPTH))).toBe('a');
+  });
+});
+
+describe('tagDelimiterIn', () => {
+  it('names the first character that would end a tag: white space and & | ! ( ) ,', () => {
+    expect(tagDelimiterIn('rock&roll')).toBe('&');
+    expect(tagDelimiterIn('a(b)|c')).toBe('(');
+    expect(tagDelimiterIn('two words')).toBe(' ');
+    expect(tagDelimiterIn('no\u00a0break')).toBe('\u00a0');
+    expect(tagDelimiterIn('a,b')).toBe(',');
+    expect(tagDelimiterIn('c++')).toBeUndefined();
+    expect(tagDelimiterIn('été-2024')).toBeUndefined();
+  });
+
+  it('a text without one (nor control characters) is exactly one tag of an expression (property)', () => {
+    const char = fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('&', '|', '!', '(', ')', ',', ' ', '\u3000'));
+    const text = fc.array(char, { minLength: 1, maxLength: 20 }).map((cs) => cs.join('')).filter((s) => !/\p{Cc}/u.test(s));
+    fc.assert(
+      fc.property(text, (s) => {
+        if (tagDelimiterIn(s) === undefined) {
+          expect(tokenize(s).map((x) => [x.kind, x.text])).toEqual([['tag', s], ['end', '']]);
+          expect(matchesTags(parseTagExpression(s)!, [s])).toBe(true);
+        } else {
+          // Read as more than one token, or refused (a comma is no operator).
+          let tokens: ReturnType<typeof tokenize> = [];
+          try {
+            tokens = tokenize(s);
+          } catch (err) {
+            expect(err).toBeInstanceOf(TagExpressionError);
+          }
+          expect(tokens.some((x) => x.kind === 'tag' && x.text === s)).toBe(false);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

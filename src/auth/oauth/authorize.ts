@@ -15,7 +15,7 @@ import { isScope, parseScopes, type Scope } from '../../domain/scopes.ts';
 import type { Services } from '../../domain/services.ts';
 import { findClientByClientId } from './clients.ts';
 import { OAuthError, type OAuthErrorCode } from './errors.ts';
-import { checkRedirectUri, defaultRedirectUri } from './redirect.ts';
+import { chooseRedirectUri } from './redirect.ts';
 
 /** Lifetime of an authorization code, in seconds (10 minutes; DECISIONS.md "OAuth 2"). */
 export const AUTHORIZATION_CODE_TTL = 600;
@@ -33,7 +33,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
 /** A validated authorization request: everything the consent page and the approval need. */
 export interface AuthorizationRequest {
   client: ClientRecord;
-  /** where the answer goes: the given redirect_uri, or the callback domain's root when none was given */
+  /** where the answer goes: the given redirect_uri, or without one the client's only registered redirect URI or else the callback domain's root */
   redirectUri: string;
   /** true when the request carried redirect_uri (the token request must then repeat it, RFC 6749 §4.1.3) */
   redirectUriGiven: boolean;
@@ -97,7 +97,9 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
  * Validates an authorization request's query (Fastify's parsed query: repeated keys as arrays).
  * Order of checks (RFC 6749 §4.1.2.1): `client_id` (missing, repeated → `invalid_request`;
  * unknown or deleted → `invalid_client`) and `redirect_uri` (repeated, not in the callback domain,
- * not https, with a fragment → `invalid_request`) fail on an error page; then, redirected to the
+ * not https, with a fragment or a reserved response parameter in its query, not one of the
+ * client's registered redirect URIs, or missing while it registered several → `invalid_request`;
+ * see chooseRedirectUri) fail on an error page; then, redirected to the
  * client with `state`: `response_type` missing or repeated → `invalid_request`, other than
  * `code`/`token` → `unsupported_response_type`; repeated `state`/`scope` → `invalid_request`; an
  * unknown scope (space- or comma-separated) → `invalid_scope`; PKCE: `code_challenge_method` other
@@ -117,11 +119,9 @@ export async function validateAuthorizationRequest(s: Services, query: Record<st
 
   const redirect = param(query, 'redirect_uri');
   if (redirect.duplicated) throw page('invalid_request', 'redirect_uri was given more than once');
-  if (redirect.value !== undefined) {
-    const check = checkRedirectUri(client, redirect.value);
-    if (!check.ok) throw page('invalid_request', check.reason);
-  }
-  const redirectUri = redirect.value ?? defaultRedirectUri(client);
+  const chosen = chooseRedirectUri(client, redirect.value);
+  if (!chosen.ok) throw page('invalid_request', chosen.reason);
+  const redirectUri = chosen.redirectUri;
 
   // From here on, errors go back to the client (RFC 6749 §4.1.2.1, §4.2.2.1).
   const responseType = param(query, 'response_type');
@@ -162,7 +162,7 @@ export async function validateAuthorizationRequest(s: Services, query: Record<st
   return {
     client,
     redirectUri,
-    redirectUriGiven: redirect.value !== undefined,
+    redirectUriGiven: chosen.given,
     responseType: responseType.value,
     scopes: requested as Scope[],
     state: stateValue,

@@ -1,7 +1,8 @@
 /**
  * Client applications of the OAuth 2 authorization server (api-v2.md "Authentication" 2,
- * DECISIONS.md "OAuth 2"): registration with a name and a callback domain, a secret shown once and
- * stored hashed, rotation, soft deletion, and what a user has authorized.
+ * DECISIONS.md "OAuth 2"): registration with a name, a callback domain and optionally exact
+ * redirect URIs (RFC 9700 §2.1), a secret shown once and stored hashed, rotation, changing the
+ * redirect URIs, soft deletion, and what a user has authorized.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { domainToASCII } from 'node:url';
@@ -15,9 +16,11 @@ import {
   insertClient,
   markClientDeleted,
   revokeClientTokens,
+  updateClientRedirectUris,
   updateClientSecret,
   type ClientRecord,
 } from '../../db/repositories/oauth.ts';
+import { checkRedirectUri } from './redirect.ts';
 import { findUserById } from '../../db/repositories/users.ts';
 import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { hasForbiddenCharacters } from '../../domain/input.ts';
@@ -27,6 +30,9 @@ export type { ClientRecord };
 
 /** Longest client name, in characters. */
 export const CLIENT_NAME_MAX = 100;
+
+/** Most exact redirect URIs one client may register. */
+export const REDIRECT_URIS_MAX = 10;
 
 /** What a user has granted to one client: the union of its live tokens' scopes, Unix seconds. */
 export interface AuthorizedApp {
@@ -75,6 +81,34 @@ export function normalizeClientName(raw: unknown): string {
   return name;
 }
 
+/**
+ * The exact redirect URIs a client registers (RFC 9700 §2.1): an array of strings, or one string
+ * holding them separated by white space or new lines (a form's text area). Each is trimmed and must
+ * pass checkRedirectUri for `callbackDomain` (https in the domain, no fragment, no reserved
+ * response parameter, …); empty entries and repeats are dropped; at most REDIRECT_URIS_MAX remain.
+ * Absent (undefined, null) → none.
+ * @returns the URIs, exactly as given otherwise, in order.
+ * @throws ValidationError naming the first URI refused and why, or the count.
+ */
+export function normalizeRedirectUris(raw: unknown, callbackDomain: string): string[] {
+  if (raw === undefined || raw === null) return [];
+  let parts: unknown[];
+  if (typeof raw === 'string') parts = raw.split(/\s+/);
+  else if (Array.isArray(raw)) parts = raw;
+  else throw new ValidationError('redirect_uris must be a list of URIs', 'authentication');
+  const out: string[] = [];
+  for (const p of parts) {
+    if (typeof p !== 'string') throw new ValidationError('redirect_uris must be a list of URIs', 'authentication');
+    const uri = p.trim();
+    if (uri === '' || out.includes(uri)) continue;
+    const check = checkRedirectUri({ callbackDomain }, uri);
+    if (!check.ok) throw new ValidationError(`Redirect URI ${JSON.stringify(uri)} refused: ${check.reason}`, 'authentication');
+    out.push(uri);
+  }
+  if (out.length > REDIRECT_URIS_MAX) throw new ValidationError(`At most ${REDIRECT_URIS_MAX} redirect URIs`, 'authentication');
+  return out;
+}
+
 /** A new public client identifier: 20 random bytes as 40 lower-case hex characters. */
 function newClientId(): string {
   return randomBytes(20).toString('hex');
@@ -82,17 +116,20 @@ function newClientId(): string {
 
 /**
  * Registers a client application.
+ * @param input.redirectUris optional exact redirect URIs (see normalizeRedirectUris); when any are
+ *   registered, only they are accepted as `redirect_uri` (RFC 9700 §4.1.3).
  * @param input.ownerUserId the user who registers it on the website, or null (operator command).
  * @returns the client, its public `clientId`, and `clientSecret` in clear: shown once, stored as a
  *   SHA-256 hash only.
- * @throws ValidationError (name, callback domain), NotFoundError (owner).
+ * @throws ValidationError (name, callback domain, redirect URIs), NotFoundError (owner).
  */
 export async function createClient(
   s: Services,
-  input: { name: unknown; callbackDomain: unknown; ownerUserId: number | null },
+  input: { name: unknown; callbackDomain: unknown; redirectUris?: unknown; ownerUserId: number | null },
 ): Promise<{ client: ClientRecord; clientId: string; clientSecret: string }> {
   const name = normalizeClientName(input.name);
   const callbackDomain = normalizeCallbackDomain(input.callbackDomain);
+  const redirectUris = normalizeRedirectUris(input.redirectUris, callbackDomain);
   if (input.ownerUserId !== null && !(await findUserById(s.database.db, input.ownerUserId))) throw new NotFoundError('No such user');
   const clientSecret = newSecret();
   const client = await insertClient(s.database.db, {
@@ -100,6 +137,7 @@ export async function createClient(
     secretHash: hashSecret(clientSecret),
     name,
     callbackDomain,
+    redirectUris,
     ownerUserId: input.ownerUserId,
     now: s.clock.now(),
   });
@@ -130,6 +168,22 @@ export async function rotateClientSecret(s: Services, clientId: string, ownerUse
   const clientSecret = newSecret();
   await updateClientSecret(s.database.db, client.id, hashSecret(clientSecret), s.clock.now());
   return { clientId: client.clientId, clientSecret };
+}
+
+/**
+ * Replaces a client's exact redirect URIs (see normalizeRedirectUris); an empty list removes them,
+ * so the callback-domain rule alone applies again. Codes already issued keep the redirect URI they
+ * were bound to.
+ * @param ownerUserId when given, the client must belong to this user (website); omitted → operator.
+ * @returns the client as changed.
+ * @throws ValidationError (a URI refused, too many), NotFoundError (unknown, deleted or not owned).
+ */
+export async function setClientRedirectUris(s: Services, clientId: string, raw: unknown, ownerUserId?: number): Promise<ClientRecord> {
+  const client = await ownedClient(s, clientId, ownerUserId);
+  const redirectUris = normalizeRedirectUris(raw, client.callbackDomain);
+  const now = s.clock.now();
+  if (!(await updateClientRedirectUris(s.database.db, client.id, redirectUris, now))) throw new NotFoundError('No such application', 'authentication');
+  return { ...client, redirectUris, updatedAt: now };
 }
 
 /**

@@ -17,6 +17,8 @@ export interface ClientRecord {
   name: string;
   /** host name, lower-case, no scheme, port or path */
   callbackDomain: string;
+  /** the exact redirect URIs registered, in order; empty when only the callback-domain rule applies */
+  redirectUris: string[];
   ownerUserId: number | null;
   /** Unix seconds */
   createdAt: number;
@@ -45,6 +47,7 @@ function toClientRecord(r: Selectable<OauthClientsTable>): ClientRecord {
     secretHash: r.secret_hash,
     name: r.name,
     callbackDomain: r.callback_domain,
+    redirectUris: JSON.parse(r.redirect_uris) as string[],
     ownerUserId: r.owner_user_id === null ? null : Number(r.owner_user_id),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
@@ -69,7 +72,7 @@ function toCodeRecord(r: Selectable<OauthCodesTable>): CodeRecord {
 
 export async function insertClient(
   ex: Executor,
-  c: { clientId: string; secretHash: string; name: string; callbackDomain: string; ownerUserId: number | null; now: number },
+  c: { clientId: string; secretHash: string; name: string; callbackDomain: string; redirectUris?: string[]; ownerUserId: number | null; now: number },
 ): Promise<ClientRecord> {
   const r = await ex
     .insertInto('oauth_clients')
@@ -78,6 +81,7 @@ export async function insertClient(
       secret_hash: c.secretHash,
       name: c.name,
       callback_domain: c.callbackDomain,
+      redirect_uris: JSON.stringify(c.redirectUris ?? []),
       owner_user_id: c.ownerUserId,
       created_at: c.now,
     })
@@ -119,6 +123,17 @@ export async function findLiveClientsByOwner(ex: Executor, ownerUserId: number):
 
 export async function updateClientSecret(ex: Executor, id: number, secretHash: string, now: number): Promise<void> {
   await ex.updateTable('oauth_clients').set({ secret_hash: secretHash, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Replaces a live client's registered redirect URIs (`[]`: none) and records the time; true when it was live. */
+export async function updateClientRedirectUris(ex: Executor, id: number, redirectUris: string[], now: number): Promise<boolean> {
+  const r = await ex
+    .updateTable('oauth_clients')
+    .set({ redirect_uris: JSON.stringify(redirectUris), updated_at: now })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }
 
 /** Marks a client deleted; true when it was live. */

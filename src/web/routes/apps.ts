@@ -1,9 +1,9 @@
 /**
  * "Your applications" and "Authorized applications" (issue 6, DECISIONS.md "OAuth 2"): a user
- * registers client applications (name, callback domain), sees their client ids, sees a secret once
- * (at registration and after each rotation; stored hashed), rotates it, deletes a client; and sees
- * and revokes what they granted to others' applications. The OAuth domain is src/auth/oauth/clients.ts.
- * Log-in required on every page.
+ * registers client applications (name, callback domain, optional exact redirect URIs), sees their
+ * client ids, sees a secret once (at registration and after each rotation; stored hashed), rotates
+ * it, changes the redirect URIs, deletes a client; and sees and revokes what they granted to others'
+ * applications. The OAuth domain is src/auth/oauth/clients.ts. Log-in required on every page.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -13,6 +13,7 @@ import {
   listClientsOwnedBy,
   revokeAuthorization,
   rotateClientSecret,
+  setClientRedirectUris,
 } from '../../auth/oauth/clients.ts';
 import { SCOPE_DESCRIPTIONS } from '../../auth/oauth/authorize.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -25,7 +26,7 @@ export function describeScope(scope: string): string {
   return isScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope;
 }
 
-/** Registers the applications pages: GET/POST /apps, POST /apps/:clientId/{secret,delete}, GET /authorized, POST /authorized/:clientId/revoke. */
+/** Registers the applications pages: GET/POST /apps, POST /apps/:clientId/{redirect-uris,secret,delete}, GET /authorized, POST /authorized/:clientId/revoke. */
 export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 
@@ -33,21 +34,29 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
     request: FastifyRequest,
     reply: FastifyReply,
     userId: number,
-    extra: { error?: string; notice?: string; secret?: { name: string; clientId: string; clientSecret: string }; form?: { name: string; callbackDomain: string } },
+    extra: {
+      error?: string;
+      notice?: string;
+      secret?: { name: string; clientId: string; clientSecret: string };
+      form?: { name: string; callbackDomain: string; redirectUris: string };
+      /** a refused change of one client's redirect URIs: its form stays open with the text sent */
+      edit?: { clientId: string; redirectUris: string };
+    },
     status = 200,
   ) {
     const clients = await listClientsOwnedBy(s, userId);
-    return ctx.page(request, reply, './apps', { title: 'Your applications', clients, form: { name: '', callbackDomain: '' }, ...extra }, status);
+    return ctx.page(request, reply, './apps', { title: 'Your applications', clients, form: { name: '', callbackDomain: '', redirectUris: '' }, ...extra }, status);
   }
 
-  /** GET /apps — the user's registered clients (name, client_id, callback domain) and the registration form. */
+  /** GET /apps — the user's registered clients (name, client_id, callback domain, redirect URIs) and the registration form. */
   app.get('/apps', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply);
     return renderApps(request, reply, request.webSession.userId, { notice: noticeOf(request) });
   });
 
   /**
-   * POST /apps — fields name (1–100 characters), callback_domain (a host name), _csrf.
+   * POST /apps — fields name (1–100 characters), callback_domain (a host name), redirect_uris
+   * (optional: exact redirect URIs, one per line; see normalizeRedirectUris), _csrf.
    * Success: 201 with the page showing the new client_id and client_secret (shown this once; the page
    * is `no-store`). Invalid: 400 with the form and the reason; nothing is written.
    */
@@ -56,14 +65,36 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
     const form = formOf(request);
     const name = field(form, 'name');
     const callbackDomain = field(form, 'callback_domain');
+    const redirectUris = field(form, 'redirect_uris');
     const userId = request.webSession.userId;
     try {
-      const created = await createClient(s, { name, callbackDomain, ownerUserId: userId });
+      const created = await createClient(s, { name, callbackDomain, redirectUris, ownerUserId: userId });
       return renderApps(request, reply, userId, { secret: { name: created.client.name, clientId: created.clientId, clientSecret: created.clientSecret } }, 201);
     } catch (err) {
-      if (err instanceof DomainError && err.code === 'validation') return renderApps(request, reply, userId, { error: err.message, form: { name, callbackDomain } }, 400);
+      if (err instanceof DomainError && err.code === 'validation') return renderApps(request, reply, userId, { error: err.message, form: { name, callbackDomain, redirectUris } }, 400);
       throw err;
     }
+  });
+
+  /**
+   * POST /apps/:clientId/redirect-uris — fields redirect_uris (exact redirect URIs, one per line;
+   * empty removes them all, so any https URI in the callback domain matches again), _csrf.
+   * Success: 303 to `/apps?done=redirect-uris`. Invalid: 400 with the page, the reason and that
+   * client's form open with the text sent; nothing changed. Not the user's client, or unknown → 404 page.
+   */
+  app.post<{ Params: { clientId: string } }>('/apps/:clientId/redirect-uris', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply, '/apps');
+    const userId = request.webSession.userId;
+    const redirectUris = field(formOf(request), 'redirect_uris');
+    try {
+      await setClientRedirectUris(s, request.params.clientId, redirectUris, userId);
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'validation') {
+        return renderApps(request, reply, userId, { error: err.message, edit: { clientId: request.params.clientId, redirectUris } }, 400);
+      }
+      throw err;
+    }
+    return reply.code(303).redirect('/apps?done=redirect-uris');
   });
 
   /**

@@ -21,6 +21,7 @@ const NOTICES: Record<string, string> = {
   budget: 'Your monthly budget was saved.',
   tipped: 'Thank you — you tipped this thing.',
   deleted: 'The application was deleted and its tokens revoked.',
+  'redirect-uris': 'The redirect URIs were saved.',
   revoked: 'Access revoked: the application can no longer act for you.',
   loggedout: 'You are logged out.',
 };

@@ -2,16 +2,44 @@
  * Things endpoints (api-v2.md "Endpoints / Things", DECISIONS.md "Things").
  */
 import type { FastifyInstance } from 'fastify';
-import { createThing, deleteThing, getThing, getThings, listOwnThings, listUserThings, lookupThing, updateThing } from '../../../domain/things.ts';
-import { InvalidRequestError, NotFoundError } from '../../../domain/errors.ts';
+import { createThing, deleteThing, getThing, getThings, listOwnThings, listUserThings, lookupThing, MAX_MULTI_GET, updateThing } from '../../../domain/things.ts';
+import { InvalidParametersError, InvalidRequestError, NotFoundError } from '../../../domain/errors.ts';
 import { single } from '../../../domain/input.ts';
 import { requireScope, requireToken } from '../../plugins/authenticate.ts';
-import { parseFull, parseId, parsePage, type Query } from '../../params.ts';
+import { MAX_ID_DIGITS, parseFull, parseId, parseIdList, parsePage, type Query } from '../../params.ts';
 import { bodyOf, methodOverride, presentThingsFor, type RouteContext } from '../../context.ts';
 import { FEED_LIST_FORMATS } from '../../../formats/negotiation.ts';
 import { getUser } from '../../../domain/users.ts';
 import { pageQuery, sendFeed, thingItems, userAuthor, wantsFeed } from '../../feeds.ts';
 import * as docs from './schemas.ts';
+
+/**
+ * The longest `:ids` segment of `GET /things/:id,:id` that holds MAX_MULTI_GET ids of the longest
+ * accepted form (MAX_ID_DIGITS digits), each with its comma (a trailing one included). The router's
+ * `maxParamLength` (app.ts) is at least this; a format suffix is stripped before routing.
+ */
+export const ID_LIST_MAX_LENGTH = MAX_MULTI_GET * (MAX_ID_DIGITS + 1);
+
+/**
+ * The answer to a `GET /things/:ids` path (relative to the API prefix, query string allowed) whose
+ * segment the router refused as longer than its `maxParamLength`: such a segment of ids holds more
+ * than MAX_MULTI_GET of them → InvalidParametersError, as the route itself would answer. Undefined
+ * for any other path (the caller answers 404 `not_found`).
+ */
+export function overlongIdListError(method: string, path: string): InvalidParametersError | undefined {
+  if (method !== 'GET' && method !== 'HEAD') return undefined;
+  const m = /^\/things\/([^/?]+)\/?(?:\?|$)/.exec(path);
+  if (!m) return undefined;
+  let raw: string;
+  try {
+    raw = decodeURIComponent(m[1]!);
+  } catch {
+    return undefined;
+  }
+  if (raw.length <= ID_LIST_MAX_LENGTH) return undefined;
+  const count = parseIdList(raw).length;
+  return count > MAX_MULTI_GET ? new InvalidParametersError(`At most ${MAX_MULTI_GET} ids, comma-separated; ${count} were given`, 'things') : undefined;
+}
 
 export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
@@ -61,14 +89,15 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
     return reply.code(302).header('location', location).send({ message: 'found', location });
   });
 
-  /** GET /things/:id and GET /things/:id,:id — one thing, or an array in the order asked. */
+  /**
+   * GET /things/:id and GET /things/:id,:id — one thing, or an array in the order asked
+   * (DECISIONS.md "Things"). Errors: 404 `not_found` when any id is unknown or not an id; more than
+   * MAX_MULTI_GET ids → 400 `invalid_parameters`.
+   */
   app.get<{ Params: { ids: string }; Querystring: Query }>('/things/:ids', { ...docs.getThings, config: { xmlRoot: 'things' } }, async (request) => {
     const full = parseFull(request.query);
     const raw = request.params.ids;
-    if (raw.includes(',')) {
-      const ids = raw.split(',').filter(Boolean).map((p) => parseId(p) ?? -1);
-      return presentThingsFor(ctx, request, await getThings(s, ids), full);
-    }
+    if (raw.includes(',')) return presentThingsFor(ctx, request, await getThings(s, parseIdList(raw)), full);
     const thing = await getThing(s, parseId(raw) ?? -1);
     return (await presentThingsFor(ctx, request, [thing], full))[0];
   });

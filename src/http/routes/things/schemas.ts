@@ -37,8 +37,10 @@ const thingFields = {
   category: Type.Optional(Type.String({ description: 'a category id (default `rest`)' })),
   language: Type.Optional(Type.String({ description: 'a language id (default `en_GB`)' })),
   tags: Type.Optional(
-    Type.Union([Type.String({ description: 'comma-separated' }), Type.Array(Type.String())], {
-      description: 'at most 50 tags of at most 64 characters; empty ones and case-insensitive duplicates dropped',
+    Type.Union([Type.String({ description: 'comma-separated' }), Type.Array(Type.String({ description: 'one tag' }))], {
+      description:
+        'at most 50 tags of at most 64 characters, trimmed; empty ones and case-insensitive duplicates dropped. ' +
+        'A tag holding white space or one of `& | ! ( ) ,` → 400 `validation` naming it (no tags search could find it)',
     }),
   ),
   hidden: Type.Optional(Type.Union([Type.Boolean(), Type.String()], { description: 'a boolean, or `true|false|1|0` in any case (default false)' })),
@@ -89,7 +91,7 @@ export const getThings = documented({
   summary: 'Get one thing, or several by comma-separated ids',
   description:
     'One id: the thing (full representation); several ids (`/things/1,2,3`, up to 100): an array in the order asked, ' +
-    '404 when any is unknown (api-v2.md "Endpoints / Things"). Without a token `tipped`, `subscribed`, `last_tip_at` and ' +
+    '404 when any is unknown, more than 100 → 400 `invalid_parameters` (api-v2.md "Endpoints / Things"). Without a token `tipped`, `subscribed`, `last_tip_at` and ' +
     '`updated_at` are absent; with one `tipped` and `subscribed`; `last_tip_at` and `updated_at` for the owner only. ' +
     `\`full\` renders owners in full. ${SUFFIX_NOTE}`,
   tags: ['things'],
@@ -98,7 +100,7 @@ export const getThings = documented({
   querystring: Type.Object({ full: LIST_PARAMS.full, ...JSONP_PARAM }),
   response: {
     200: response('A thing, or an array of things for several ids', Type.Union([ref('Thing'), Type.Array(ref('Thing'))]), { xmlRoot: 'things' }),
-    ...errors(['not_found']),
+    ...errors(['invalid_parameters', 'not_found']),
   },
 });
 
