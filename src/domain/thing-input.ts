@@ -50,13 +50,13 @@ function text(body: Record<string, unknown>, field: string, max: number, opts: {
  * The reason names the tag.
  */
 export function tagProblem(tag: string): string | undefined {
-  if (hasControlCharacters(tag)) return `the tag ${JSON.stringify(tag.replace(/[\u0000-\u001f\u007f]/g, '?'))} holds characters that are not allowed`;
-  if ([...tag].length > MAX_TAG_LENGTH) return `the tag ${JSON.stringify(tag)} is longer than ${MAX_TAG_LENGTH} characters`;
   const delimiter = tagDelimiterIn(tag);
   if (delimiter !== undefined) {
     const what = /\s/u.test(delimiter) ? 'white space' : `'${delimiter}'`;
     return `the tag ${JSON.stringify(tag)} holds ${what}; a tag cannot hold white space or any of & | ! ( ) , (a tags search could never find it)`;
   }
+  if (hasControlCharacters(tag)) return `the tag ${JSON.stringify(tag)} holds characters that are not allowed`;
+  if ([...tag].length > MAX_TAG_LENGTH) return `the tag ${JSON.stringify(tag)} is longer than ${MAX_TAG_LENGTH} characters`;
   return undefined;
 }
 
