@@ -21,7 +21,7 @@ import cors from '@fastify/cors';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { serverOptions } from './http/server-options.ts';
 import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
-import { sendNotFoundPage, webPlugin } from './web/index.ts';
+import { sendBareErrorPage, webPlugin } from './web/index.ts';
 import { registerApiDocs } from './web/api-docs.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
@@ -59,8 +59,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: ID_LIST_MAX_LENGTH },
     bodyLimit: 1024 * 1024,
     rewriteUrl: rewriteFormatSuffix(API_PREFIX),
-    // A path that does not decode (e.g. `%FF`): the error shape, not Fastify's own body.
-    frameworkErrors: (_err, _request, reply) =>
+    // A path that does not decode (e.g. `%FF`): a page for browsers outside the API, else the
+    // error shape; never Fastify's own body.
+    frameworkErrors: (_err, request, reply) =>
+      sendBareErrorPage(request, reply, API_PREFIX, 400, 'This address is not a valid URL.') ??
       sendDomainError(reply, config.publicUrl, new DomainError('invalid_request', 'The request path is not a valid URL')),
     disableRequestLogging: config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace',
     // Client IP for anonymous rate limits: the socket address unless TRUST_PROXY names the proxies.
@@ -99,7 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
 
   // Unknown pages outside the API: the website's HTML 404 for browsers, the error shape otherwise.
-  registerErrorHandling(app, config.publicUrl, (request, reply) => sendNotFoundPage(request, reply, API_PREFIX));
+  registerErrorHandling(app, config.publicUrl, (request, reply, status, message) => sendBareErrorPage(request, reply, API_PREFIX, status, message));
   await registerBodyParsers(app);
   // Control characters in path and query parameters and body fields: 400 on every route.
   registerControlCharacterGuard(app);

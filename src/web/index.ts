@@ -8,8 +8,9 @@
  * page, before anything else runs); cookies are parsed only here (not on the API's hot path); a
  * preHandler loads the visitor's session and refuses every POST without a valid CSRF token (403,
  * nothing changed); errors render as HTML pages, never the API's JSON. Unknown paths outside the
- * API are answered by `sendNotFoundPage` (wired into the app's not-found handler) when the client
- * asks for HTML.
+ * API, and errors raised outside any context (a path that does not decode, refused input on an
+ * unknown path), are answered by `sendBareErrorPage` (wired into the app's root handlers) when the
+ * client asks for HTML.
  */
 import { readFileSync } from 'node:fs';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -164,12 +165,14 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
 }
 
 /**
- * The HTML 404 page for unknown paths outside the API, when the client prefers HTML (a browser's
- * `Accept: text/html,…`). Returns undefined — leaving the API's JSON 404 — for paths under
- * `apiPrefix` and for clients that did not ask for HTML.
+ * An HTML error page (`status`, `message`) for a request outside the API whose client prefers HTML
+ * (a browser's `Accept: text/html,…`), for errors raised before any website route runs. Returns
+ * undefined — leaving the API's JSON error shape — for paths under `apiPrefix` and for clients
+ * that did not ask for HTML.
  */
-export function sendNotFoundPage(request: FastifyRequest, reply: FastifyReply, apiPrefix: string): FastifyReply | undefined {
+export function sendBareErrorPage(request: FastifyRequest, reply: FastifyReply, apiPrefix: string, status: number, message: string): FastifyReply | undefined {
   if (request.url === apiPrefix || request.url.startsWith(`${apiPrefix}/`) || request.url.startsWith(`${apiPrefix}?`)) return undefined;
   if (!/\btext\/html\b/i.test(request.headers.accept ?? '')) return undefined;
-  return sendBarePage(reply, 404, 'There is no page at this address.');
+  return sendBarePage(reply, status, message);
 }
+

@@ -41,6 +41,18 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect(res.body).toContain('@media (max-width: 30rem)');
     });
 
+    it('an address that does not decode, or refused input on an unknown path, is a 400 page for browsers and the error shape otherwise', async () => {
+      for (const url of ['/thing/%C0%AF', '/no/such/page?x=%00', `/claim/${'x'.repeat(3000)}?a=%01`]) {
+        expect(html(await new WebClient(t.app).get(url), 400)).toContain('<h1>');
+        const plain = await t.app.inject({ url });
+        expect(plain.statusCode).toBe(400);
+        expect(Object.keys(json(plain)).sort()).toEqual(['error', 'error_description', 'error_uri']);
+      }
+      const api = await new WebClient(t.app).get(`${API}/things/%C0%AF`);
+      expect(api.statusCode).toBe(400);
+      expect(json(api).error).toBe('invalid_request');
+    });
+
     it('an unknown page asked for as HTML is a 404 page; the API and non-HTML clients keep the JSON error shape', async () => {
       const page = await new WebClient(t.app).get('/no/such/page');
       expect(html(page, 404)).toContain('<h1>Page not found</h1>');

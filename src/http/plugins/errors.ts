@@ -96,19 +96,24 @@ function fromFastifyError(err: FastifyError): DomainError | undefined {
 }
 
 /**
- * Installs the error handler and the root not-found handler.
- * @param htmlNotFound the website's 404 page: given the chance first, it returns undefined to leave
- *   the request to the JSON error shape (API paths, clients that do not ask for HTML).
+ * Installs the root error handler (for routes outside the API, OAuth and website contexts, and
+ * unknown paths) and the root not-found handler.
+ * @param htmlPage the website's error page (status, message): given the chance first for a 4xx,
+ *   it returns undefined to leave the request to the JSON error shape (API paths, clients that do
+ *   not ask for HTML).
  */
 export function registerErrorHandling(
   app: FastifyInstance,
   publicUrl: string,
-  htmlNotFound?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined,
+  htmlPage?: (request: FastifyRequest, reply: FastifyReply, status: number, message: string) => FastifyReply | undefined,
 ): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof DomainError) return sendDomainError(reply, publicUrl, err);
+    if (err instanceof DomainError) return htmlPage?.(request, reply, STATUS[err.code], err.message) ?? sendDomainError(reply, publicUrl, err);
     const mapped = fromFastifyError(err);
-    if (mapped) return sendDomainError(reply, publicUrl, mapped, err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : undefined);
+    if (mapped) {
+      const status = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : STATUS[mapped.code];
+      return htmlPage?.(request, reply, status, mapped.message) ?? sendDomainError(reply, publicUrl, mapped, status);
+    }
     request.log.error({ err }, 'unexpected failure');
     return reply
       .code(500)
@@ -120,6 +125,7 @@ export function registerErrorHandling(
       } satisfies ErrorBody);
   });
   app.setNotFoundHandler(
-    (request, reply) => htmlNotFound?.(request, reply) ?? sendDomainError(reply, publicUrl, new DomainError('not_found', 'The resource was not found')),
+    (request, reply) =>
+      htmlPage?.(request, reply, 404, 'There is no page at this address.') ?? sendDomainError(reply, publicUrl, new DomainError('not_found', 'The resource was not found')),
   );
 }
