@@ -5,7 +5,7 @@
  * Each hash costs 64 MiB and ≈ 0.2–0.4 s of a libuv thread, so the server runs them through a
  * PasswordHasher: at most `concurrency` at once and `queue` waiting (PASSWORD_HASH_CONCURRENCY,
  * PASSWORD_HASH_QUEUE); past that a hash is refused at once with PasswordHashingBusyError
- * (the website answers 503 with `Retry-After`; docs/adr/0017-password-hashing-queue.md).
+ * (the website answers 503 with `Retry-After`; docs/adr/0018-password-hashing-queue.md).
  */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
