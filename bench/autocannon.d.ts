@@ -14,7 +14,12 @@ declare module 'autocannon' {
       /** Called before each request; return the request to send (may be the mutated argument). */
       setupRequest?: (req: RequestParams, context: Record<string, unknown>) => RequestParams | null | undefined;
       /** Called on each response, before the next request of the same connection is set up. */
-      onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, unknown>) => void;
+      onResponse?: (
+        status: number,
+        body: string,
+        context: Record<string, unknown>,
+        headers: Record<string, unknown>,
+      ) => void;
     }
     interface Options {
       url: string;
@@ -64,7 +69,10 @@ declare module 'autocannon' {
     }
     interface Instance extends PromiseLike<Result> {
       stop(): void;
-      on(event: 'response', listener: (client: unknown, status: number, bytes: number, responseTimeMs: number) => void): Instance;
+      on(
+        event: 'response',
+        listener: (client: unknown, status: number, bytes: number, responseTimeMs: number) => void,
+      ): Instance;
       on(event: 'start' | 'done' | 'tick', listener: (...args: unknown[]) => void): Instance;
     }
     function aggregateResult(results: unknown[], opts?: Partial<Options>): Result;

@@ -75,7 +75,8 @@ for (const [id, us] of selfUs) {
 const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)} %`;
 const print = (title: string, m: Map<string, number>) => {
   console.log(`\n${title}`);
-  for (const [k, us] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`);
+  for (const [k, us] of [...m].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`);
 };
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`);
 print('self time by area', areas);

@@ -81,7 +81,14 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { guardChildren, sampleRss, startScriptNodeFlags, startServer, stopServer, type Server } from './lib/processes.ts';
+import {
+  guardChildren,
+  sampleRss,
+  startScriptNodeFlags,
+  startServer,
+  stopServer,
+  type Server,
+} from './lib/processes.ts';
 import { runLoad, type LoadFigures, type RequestsFactory } from './lib/load.ts';
 import { firstUntippedIndex, prepareBenchDatabase, type BenchData } from './lib/setup.ts';
 
@@ -117,7 +124,14 @@ const settings = {
 
 /** Tipjar settings the servers inherit from the bench's environment that change its figures (README "Configuration"). */
 const SERVER_SETTINGS = Object.fromEntries(
-  ['SQLITE_READ_THREADS', 'SQLITE_CACHE_MB', 'SQLITE_SYNCHRONOUS', 'SEARCH_CACHE_SECONDS', 'SEARCH_CACHE_ENTRIES', 'DATABASE_POOL_SIZE']
+  [
+    'SQLITE_READ_THREADS',
+    'SQLITE_CACHE_MB',
+    'SQLITE_SYNCHRONOUS',
+    'SEARCH_CACHE_SECONDS',
+    'SEARCH_CACHE_ENTRIES',
+    'DATABASE_POOL_SIZE',
+  ]
     .filter((k) => process.env[k] !== undefined)
     .map((k) => [k, process.env[k]!]),
 );
@@ -178,12 +192,14 @@ function redact(url: string | undefined): string | undefined {
   }
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** Child environment: ours, minus settings the bench decides, plus `extra`. */
 function childEnv(extra: Record<string, string>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
-  for (const k of ['DATABASE_URL', 'PORT', 'HOST', 'PUBLIC_URL', 'SITE_URL', 'AUTH_URL', 'LOG_LEVEL', 'METRICS_PORT']) delete env[k];
+  for (const k of ['DATABASE_URL', 'PORT', 'HOST', 'PUBLIC_URL', 'SITE_URL', 'AUTH_URL', 'LOG_LEVEL', 'METRICS_PORT'])
+    delete env[k];
   return { ...env, ...extra };
 }
 
@@ -215,7 +231,13 @@ async function measureBaseline(processes: number): Promise<LoadFigures> {
     const targets = servers.map((s) => s.url);
     const requests: RequestsFactory = () => [{ method: 'GET', path: '/' }];
     await warmUp(targets, requests);
-    const figures = await runLoad({ targets, connections: settings.connections, durationS: settings.durationS, requests, pids: servers.map((s) => s.pid) });
+    const figures = await runLoad({
+      targets,
+      connections: settings.connections,
+      durationS: settings.durationS,
+      requests,
+      pids: servers.map((s) => s.pid),
+    });
     console.log(
       `  baseline: Fastify hello-world ×${processes}: ${fmt(figures.reqPerSec)} req/s, p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, ` +
         `non-2xx ${figures.non2xx}; server CPU ${figures.serverCpuUsPerReq} µs/response, ${figures.serverCores} cores (load generator ${figures.loadGenCores})`,
@@ -233,7 +255,13 @@ async function startTipjar(engine: string, url: string, processes: number): Prom
     for (let i = 0; i < processes; i++) {
       const server = await startServer({
         name: `tipjar-${engine}-${i + 1}`,
-        args: [...startScriptNodeFlags(ROOT), ...settings.serverNodeFlags, ...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`] : []), 'bin/tipjar.js', 'serve'],
+        args: [
+          ...startScriptNodeFlags(ROOT),
+          ...settings.serverNodeFlags,
+          ...(settings.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'prof')}`] : []),
+          'bin/tipjar.js',
+          'serve',
+        ],
         cwd: ROOT,
         env: childEnv({
           DATABASE_URL: url,
@@ -257,7 +285,12 @@ async function startTipjar(engine: string, url: string, processes: number): Prom
 
 function loadProblems(f: LoadFigures): string[] {
   const notes: string[] = [];
-  if (f.non2xx > 0) notes.push(`${f.non2xx} non-2xx responses (${Object.entries(f.statusCodes).map(([c, n]) => `${c}: ${n}`).join(', ')})`);
+  if (f.non2xx > 0)
+    notes.push(
+      `${f.non2xx} non-2xx responses (${Object.entries(f.statusCodes)
+        .map(([c, n]) => `${c}: ${n}`)
+        .join(', ')})`,
+    );
   if (f.errors > 0) notes.push(`${f.errors} socket errors (${f.timeouts} timeouts)`);
   return notes;
 }
@@ -286,7 +319,13 @@ async function thingsScenario(data: BenchData, servers: Server[], baseline: Load
     },
   ];
   const warmup = await warmUp(targets, requests);
-  const f = await runLoad({ targets, connections: settings.connections, durationS: settings.durationS, requests, pids });
+  const f = await runLoad({
+    targets,
+    connections: settings.connections,
+    durationS: settings.durationS,
+    requests,
+    pids,
+  });
   const ratio = f.reqPerSec / baseline.reqPerSec;
   const notes = loadProblems(f);
   if (ratio < BUDGET.thingsRatio) notes.push(`ratio ${ratio.toFixed(2)} < ${BUDGET.thingsRatio}`);
@@ -305,25 +344,75 @@ async function thingsScenario(data: BenchData, servers: Server[], baseline: Load
  * skips the scenario with a notice, no figures.
  * --------------------------------------------------------------------------------------------- */
 const SEARCH_TERMS = [
-  'parser', 'json', 'yaml', 'react', 'cli', 'test', 'http', 'express', 'webpack', 'eslint', 'babel', 'vue',
-  'logger', 'config', 'date', 'color', 'markdown', 'image', 'crypto', 'stream', 'promise', 'server', 'router',
-  'database', 'redis', 'plugin', 'typescript', 'validation', 'react component', 'json schema', 'http client',
-  'command line', 'test runner', 'yaml parser',
+  'parser',
+  'json',
+  'yaml',
+  'react',
+  'cli',
+  'test',
+  'http',
+  'express',
+  'webpack',
+  'eslint',
+  'babel',
+  'vue',
+  'logger',
+  'config',
+  'date',
+  'color',
+  'markdown',
+  'image',
+  'crypto',
+  'stream',
+  'promise',
+  'server',
+  'router',
+  'database',
+  'redis',
+  'plugin',
+  'typescript',
+  'validation',
+  'react component',
+  'json schema',
+  'http client',
+  'command line',
+  'test runner',
+  'yaml parser',
 ];
 const SEARCH_VARIANTS = [
-  '', '', '', '', '', // relevance (the default) most often
-  '&sort=trend', '&sort=tips', '&sort=tips_month', '&sort=tips_week', '&sort=tips_day',
-  '&tags=npm', '&tags=react%20%7C%20vue', '&tags=cli%20%26%20!test', '&category=software', '&page=2', '&count=10&full',
+  '',
+  '',
+  '',
+  '',
+  '', // relevance (the default) most often
+  '&sort=trend',
+  '&sort=tips',
+  '&sort=tips_month',
+  '&sort=tips_week',
+  '&sort=tips_day',
+  '&tags=npm',
+  '&tags=react%20%7C%20vue',
+  '&tags=cli%20%26%20!test',
+  '&category=software',
+  '&page=2',
+  '&count=10&full',
 ];
 /** Every (term, variant) pair as a request path: 34 × 16 distinct searches. */
-const SEARCH_REQUESTS = SEARCH_TERMS.flatMap((term) => SEARCH_VARIANTS.map((v) => `${API}/things/search?query=${encodeURIComponent(term)}${v}`));
+const SEARCH_REQUESTS = SEARCH_TERMS.flatMap((term) =>
+  SEARCH_VARIANTS.map((v) => `${API}/things/search?query=${encodeURIComponent(term)}${v}`),
+);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
 
 /** The servers' search cache counts (tipjar_search_cache_requests_total), summed; zeros when the cache is off. */
 async function searchCacheCounts(targets: string[]): Promise<{ hits: number; misses: number }> {
   const counts = { hits: 0, misses: 0 };
   for (const target of targets) {
-    const text = await (await fetch(`${target}/metrics`, { headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` }, signal: AbortSignal.timeout(10_000) })).text();
+    const text = await (
+      await fetch(`${target}/metrics`, {
+        headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` },
+        signal: AbortSignal.timeout(10_000),
+      })
+    ).text();
     for (const [, result, n] of text.matchAll(/^tipjar_search_cache_requests_total\{result="(hit|miss)"\} (\d+)$/gm)) {
       counts[result === 'hit' ? 'hits' : 'misses'] += Number(n);
     }
@@ -355,24 +444,43 @@ async function searchScenario(data: BenchData, servers: Server[], baseline: Load
     {
       method: 'GET',
       setupRequest: (req) => {
-        req.path = Math.random() < 0.5 ? pick(SEARCH_REQUESTS) : `${API}/things/search?query=${encodeURIComponent(pick(tail))}${pick(SEARCH_VARIANTS)}`;
+        req.path =
+          Math.random() < 0.5
+            ? pick(SEARCH_REQUESTS)
+            : `${API}/things/search?query=${encodeURIComponent(pick(tail))}${pick(SEARCH_VARIANTS)}`;
         return req;
       },
     },
   ];
   const warmup = await warmUp(targets, requests);
   const before = await searchCacheCounts(targets);
-  const f = await runLoad({ targets, connections: settings.connections, durationS: settings.durationS, requests, pids });
+  const f = await runLoad({
+    targets,
+    connections: settings.connections,
+    durationS: settings.durationS,
+    requests,
+    pids,
+  });
   const after = await searchCacheCounts(targets);
   const hits = after.hits - before.hits;
   const misses = after.misses - before.misses;
   console.log(
     `           search cache: ${fmt(hits)} hits, ${fmt(misses)} misses` +
-      (hits + misses > 0 ? ` (${((100 * hits) / (hits + misses)).toFixed(0)} % hits; ${tail.length} long-tail words)` : ' (cache off)'),
+      (hits + misses > 0
+        ? ` (${((100 * hits) / (hits + misses)).toFixed(0)} % hits; ${tail.length} long-tail words)`
+        : ' (cache off)'),
   );
   const notes = loadProblems(f);
   if (f.p99Ms > BUDGET.searchP99Ms) notes.push(`p99 ${f.p99Ms} ms > ${BUDGET.searchP99Ms} ms`);
-  return { name, verdict: verdictOf(notes), notes, figures: f, ratio: f.reqPerSec / baseline.reqPerSec, cache: { hits, misses }, warmup };
+  return {
+    name,
+    verdict: verdictOf(notes),
+    notes,
+    figures: f,
+    ratio: f.reqPerSec / baseline.reqPerSec,
+    cache: { hits, misses },
+    warmup,
+  };
 }
 
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
@@ -392,7 +500,9 @@ async function tipsScenario(data: BenchData, servers: Server[], baseline: LoadFi
     return {
       name,
       verdict: 'FAIL',
-      notes: [`this month's untipped things are used up (${offset} of ${data.thingIds.length} tipped): remove the bench database or use fewer users/seconds`],
+      notes: [
+        `this month's untipped things are used up (${offset} of ${data.thingIds.length} tipped): remove the bench database or use fewer users/seconds`,
+      ],
     };
   }
   const ids = data.thingIds;
@@ -419,20 +529,35 @@ async function tipsScenario(data: BenchData, servers: Server[], baseline: LoadFi
     ];
   };
   const startedAt = Math.floor(Date.now() / 1000) - 1;
-  const warm = await runLoad({ targets, connections: settings.connections, durationS: 0, amount: warmupAmount, requests });
+  const warm = await runLoad({
+    targets,
+    connections: settings.connections,
+    durationS: 0,
+    amount: warmupAmount,
+    requests,
+  });
   const amount = Math.min(
     Math.max(settings.connections * 20, Math.round(Math.max(warm.reqPerSec, 1) * settings.durationS)),
     U * W - warmupAmount - settings.connections,
   );
-  const f = await runLoad({ targets, connections: settings.connections, durationS: settings.durationS, amount, requests, pids });
+  const f = await runLoad({
+    targets,
+    connections: settings.connections,
+    durationS: settings.durationS,
+    amount,
+    requests,
+    pids,
+  });
   const durability = await verifyTips(data, acknowledged, { offset, W, U, startedAt });
   const notes = loadProblems(f);
   const warmProblems = loadProblems(warm);
   if (warmProblems.length) notes.push(`warm-up: ${warmProblems.join('; ')}`);
   if (f.okPerSec < BUDGET.tipsPerSec) notes.push(`${fmt(f.okPerSec)} tips/s < ${fmt(BUDGET.tipsPerSec)}`);
   const acked2xx = warm.ok2xx + f.ok2xx;
-  if (acknowledged.length !== acked2xx) notes.push(`bench bookkeeping: ${acknowledged.length} acknowledged ≠ ${acked2xx} 2xx`);
-  if (durability.missingAcknowledged > 0) notes.push(`${durability.missingAcknowledged} acknowledged tips missing from the tips table`);
+  if (acknowledged.length !== acked2xx)
+    notes.push(`bench bookkeeping: ${acknowledged.length} acknowledged ≠ ${acked2xx} 2xx`);
+  if (durability.missingAcknowledged > 0)
+    notes.push(`${durability.missingAcknowledged} acknowledged tips missing from the tips table`);
   // A timed-out request was abandoned by autocannon (its connection closed), but the server may
   // still have committed it: a row without an acknowledgement is no durability failure, so up to
   // that many extra rows are reported, not failed (the timeouts themselves fail the run above).
@@ -441,9 +566,14 @@ async function tipsScenario(data: BenchData, servers: Server[], baseline: LoadFi
   if (durability.rows < acked2xx || durability.rows - acked2xx > timeouts) {
     notes.push(`tips rows ${durability.rows} ≠ 2xx count ${acked2xx}`);
   }
-  if (durability.counterMismatches > 0) notes.push(`${durability.counterMismatches} things whose tips counter ≠ tip rows`);
-  if (durability.totalCounter !== durability.totalRows) notes.push(`sum(things.tips) ${durability.totalCounter} ≠ count(tips) ${durability.totalRows}`);
-  durability.durable = durability.missingAcknowledged === 0 && durability.counterMismatches === 0 && durability.totalCounter === durability.totalRows;
+  if (durability.counterMismatches > 0)
+    notes.push(`${durability.counterMismatches} things whose tips counter ≠ tip rows`);
+  if (durability.totalCounter !== durability.totalRows)
+    notes.push(`sum(things.tips) ${durability.totalCounter} ≠ count(tips) ${durability.totalRows}`);
+  durability.durable =
+    durability.missingAcknowledged === 0 &&
+    durability.counterMismatches === 0 &&
+    durability.totalCounter === durability.totalRows;
   return { name, verdict: verdictOf(notes), notes, figures: f, ratio: f.reqPerSec / baseline.reqPerSec, durability };
 }
 
@@ -489,7 +619,12 @@ async function verifyTips(
   };
 }
 
-async function runEngine(engine: 'sqlite' | 'postgres', url: string, processes: number, baseline: LoadFigures): Promise<EngineReport> {
+async function runEngine(
+  engine: 'sqlite' | 'postgres',
+  url: string,
+  processes: number,
+  baseline: LoadFigures,
+): Promise<EngineReport> {
   console.log(`\n== ${engine}: ${processes} server process${processes > 1 ? 'es' : ''} ==`);
   const data = await prepareBenchDatabase(url, settings.catalogue, settings.users, { reset: settings.reset });
   let servers: Server[] = [];
@@ -511,10 +646,21 @@ async function runEngine(engine: 'sqlite' | 'postgres', url: string, processes: 
     const worst = Math.max(...Object.values(peakRssMb));
     const rssVerdict: Verdict = worst <= BUDGET.rssMb ? 'PASS' : 'FAIL';
     console.log(
-      `  ${engine.padEnd(8)} peak RSS ${Object.entries(peakRssMb).map(([n, mb]) => `${n} ${mb} MB`).join(', ')}  ` +
+      `  ${engine.padEnd(8)} peak RSS ${Object.entries(peakRssMb)
+        .map(([n, mb]) => `${n} ${mb} MB`)
+        .join(', ')}  ` +
         `${rssVerdict === 'PASS' ? 'PASS' : '*** FAIL ***'} (budget ≤ ${BUDGET.rssMb} MB per process)`,
     );
-    return { engine, processes, baseline, things: data.thingIds.length, users: data.userIds.length, scenarios, peakRssMb, rssVerdict };
+    return {
+      engine,
+      processes,
+      baseline,
+      things: data.thingIds.length,
+      users: data.userIds.length,
+      scenarios,
+      peakRssMb,
+      rssVerdict,
+    };
   } finally {
     await Promise.all(servers.map((s) => stopServer(s)));
     await data.database.close();
@@ -537,7 +683,9 @@ function printScenario(engine: string, r: ScenarioReport): void {
     `           server CPU ${f.serverCpuUsPerReq} µs/response, ${f.serverCores} cores busy (load generator ${f.loadGenCores} cores); ${fmt(f.responses)} responses in ${f.durationS} s`,
   );
   if (r.warmup) {
-    console.log(`           warm-up before it (not judged): ${fmt(r.warmup.reqPerSec)} req/s, p50 ${r.warmup.p50Ms} ms, p99 ${r.warmup.p99Ms} ms over ${r.warmup.durationS} s`);
+    console.log(
+      `           warm-up before it (not judged): ${fmt(r.warmup.reqPerSec)} req/s, p50 ${r.warmup.p50Ms} ms, p99 ${r.warmup.p99Ms} ms over ${r.warmup.durationS} s`,
+    );
   }
   if (r.durability) {
     const d = r.durability;
@@ -565,10 +713,17 @@ function printSummary(engines: EngineReport[]): void {
       );
     }
     const worst = Math.max(...Object.values(e.peakRssMb));
-    console.log(`  ${e.engine.padEnd(8)} ${'peak RSS'.padEnd(20)} ${`${worst} MB`.padStart(7)}  ${''.padStart(6)}  ${''.padStart(6)}  ${''.padStart(7)}  ${''.padStart(5)}  ${e.rssVerdict === 'FAIL' ? '*** FAIL ***' : 'PASS'}`);
+    console.log(
+      `  ${e.engine.padEnd(8)} ${'peak RSS'.padEnd(20)} ${`${worst} MB`.padStart(7)}  ${''.padStart(6)}  ${''.padStart(6)}  ${''.padStart(7)}  ${''.padStart(5)}  ${e.rssVerdict === 'FAIL' ? '*** FAIL ***' : 'PASS'}`,
+    );
   }
-  const failed = engines.flatMap((e) => [...e.scenarios.filter((s) => s.verdict === 'FAIL').map((s) => `${e.engine} ${s.name}`), ...(e.rssVerdict === 'FAIL' ? [`${e.engine} peak RSS`] : [])]);
-  console.log(failed.length ? `\n*** FAIL: ${failed.join(', ')} ***` : '\nall budgets met (skipped scenarios excepted)');
+  const failed = engines.flatMap((e) => [
+    ...e.scenarios.filter((s) => s.verdict === 'FAIL').map((s) => `${e.engine} ${s.name}`),
+    ...(e.rssVerdict === 'FAIL' ? [`${e.engine} peak RSS`] : []),
+  ]);
+  console.log(
+    failed.length ? `\n*** FAIL: ${failed.join(', ')} ***` : '\nall budgets met (skipped scenarios excepted)',
+  );
 }
 
 async function main(): Promise<void> {
@@ -581,10 +736,14 @@ async function main(): Promise<void> {
       `${settings.connections} connections, ${settings.durationS} s per scenario, ${settings.warmupS} s warm-up, ${settings.users} users`,
   );
   console.log(
-    `  load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at start (other processes share these CPUs: figures are noisy when it is high)`,
+    `  load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at start (other processes share these CPUs: figures are noisy when it is high)`,
   );
   const serverSettings = Object.entries(SERVER_SETTINGS).map(([k, v]) => `${k}=${v}`);
-  console.log(`  server node flags: ${[...startScriptNodeFlags(ROOT), ...settings.serverNodeFlags].join(' ') || '(none)'} (npm start's, then BENCH_SERVER_NODE_FLAGS)`);
+  console.log(
+    `  server node flags: ${[...startScriptNodeFlags(ROOT), ...settings.serverNodeFlags].join(' ') || '(none)'} (npm start's, then BENCH_SERVER_NODE_FLAGS)`,
+  );
   if (serverSettings.length) console.log(`  server settings from the environment: ${serverSettings.join(' ')}`);
   if (settings.skipSqlite && !settings.postgresUrl) throw new Error('BENCH_SKIP_SQLITE=1 needs BENCH_DATABASE_URL');
   const engines: EngineReport[] = [];
@@ -597,7 +756,13 @@ async function main(): Promise<void> {
       node: process.version,
       cpus: cpus().length,
       loadAverageAtStart,
-      settings: { ...settings, postgresUrl: redact(settings.postgresUrl), scenarios: [...settings.scenarios], server: SERVER_SETTINGS, serverNodeFlags: [...startScriptNodeFlags(ROOT), ...settings.serverNodeFlags] },
+      settings: {
+        ...settings,
+        postgresUrl: redact(settings.postgresUrl),
+        scenarios: [...settings.scenarios],
+        server: SERVER_SETTINGS,
+        serverNodeFlags: [...startScriptNodeFlags(ROOT), ...settings.serverNodeFlags],
+      },
       budgets: BUDGET,
       baselines,
       engines,

@@ -63,7 +63,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // error shape; never Fastify's own body.
     frameworkErrors: (_err, request, reply) =>
       sendBareErrorPage(request, reply, API_PREFIX, 400, 'This address is not a valid URL.') ??
-      sendDomainError(reply, config.publicUrl, new DomainError('invalid_request', 'The request path is not a valid URL')),
+      sendDomainError(
+        reply,
+        config.publicUrl,
+        new DomainError('invalid_request', 'The request path is not a valid URL'),
+      ),
     disableRequestLogging: config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace',
     // Client IP for anonymous rate limits: the socket address unless TRUST_PROXY names the proxies.
     trustProxy: config.trustProxy,
@@ -71,22 +75,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...serverOptions(config, config.publicUrl),
   });
   // Every password hash of the server runs through one bounded queue (src/auth/passwords.ts).
-  const passwordHasher = new PasswordHasher({ concurrency: config.passwordHashConcurrency, queue: config.passwordHashQueue });
+  const passwordHasher = new PasswordHasher({
+    concurrency: config.passwordHashConcurrency,
+    queue: config.passwordHashQueue,
+  });
   app.decorate('passwordHasher', passwordHasher);
   const services: Services = {
     database,
     clock: deps.clock ?? systemClock,
     siteUrl: config.siteUrl,
     // rel="payment" discovery for POST /tip of unregistered URLs (src/discovery, DISCOVERY=on).
-    discovery: config.discovery ? createDiscovery({ siteUrl: config.siteUrl, allowPrivate: config.discoveryAllowPrivate }) : undefined,
+    discovery: config.discovery
+      ? createDiscovery({ siteUrl: config.siteUrl, allowPrivate: config.discoveryAllowPrivate })
+      : undefined,
     // Search results kept while nothing they depend on changed (src/domain/search-cache.ts).
     searchCache:
-      config.searchCacheSeconds > 0 ? new SearchCache(database, { maxAgeSeconds: config.searchCacheSeconds, maxEntries: config.searchCacheEntries }) : undefined,
+      config.searchCacheSeconds > 0
+        ? new SearchCache(database, { maxAgeSeconds: config.searchCacheSeconds, maxEntries: config.searchCacheEntries })
+        : undefined,
     passwordHashing: passwordHasher,
   };
   // Every limit's counters: in memory, or in Redis when REDIS_URL is set (fails here when Redis
   // cannot be reached); closed when the app closes.
-  const counters = await CounterStore.open({ keyPrefix: config.rateLimitKeyPrefix, redisUrl: config.redisUrl, log: app.log });
+  const counters = await CounterStore.open({
+    keyPrefix: config.rateLimitKeyPrefix,
+    redisUrl: config.redisUrl,
+    log: app.log,
+  });
   app.addHook('onClose', async () => counters.close());
   const rateLimiter = new RateLimiter(counters, {
     anonymousLimit: config.rateLimitAnonymous,
@@ -101,7 +116,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
 
   // Unknown pages outside the API: the website's HTML 404 for browsers, the error shape otherwise.
-  registerErrorHandling(app, config.publicUrl, (request, reply, status, message) => sendBareErrorPage(request, reply, API_PREFIX, status, message));
+  registerErrorHandling(app, config.publicUrl, (request, reply, status, message) =>
+    sendBareErrorPage(request, reply, API_PREFIX, status, message),
+  );
   await registerBodyParsers(app);
   // Control characters in path and query parameters and body fields: 400 on every route.
   registerControlCharacterGuard(app);
@@ -111,20 +128,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     credentials: false,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept'],
-    exposedHeaders: ['Location', 'Retry-After', 'WWW-Authenticate', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Current', 'X-RateLimit-Reset'],
+    exposedHeaders: [
+      'Location',
+      'Retry-After',
+      'WWW-Authenticate',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Current',
+      'X-RateLimit-Reset',
+    ],
     maxAge: 86400,
     strictPreflight: false,
   });
   // The spec's content type exactly: `application/json;charset=utf-8` (no space).
   app.addHook('onSend', async (_request, reply, payload) => {
     const type = reply.getHeader('content-type');
-    if (typeof type === 'string' && type.startsWith('application/json') && type !== JSON_TYPE) reply.header('content-type', JSON_TYPE);
+    if (typeof type === 'string' && type.startsWith('application/json') && type !== JSON_TYPE)
+      reply.header('content-type', JSON_TYPE);
     return payload;
   });
 
   // Prometheus metrics (requests by route, tips, outbox depth, process): /metrics on this port
   // only behind METRICS_TOKEN, and not at all when METRICS_PORT moves it to its own listener.
-  registerMetrics(app, services, { token: config.metricsToken, onPublicPort: config.metricsToken !== undefined && config.metricsPort === undefined }, config.publicUrl);
+  registerMetrics(
+    app,
+    services,
+    { token: config.metricsToken, onPublicPort: config.metricsToken !== undefined && config.metricsPort === undefined },
+    config.publicUrl,
+  );
 
   /** GET /healthz — the process is up. */
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -150,7 +181,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // are limited per (client_id, IP) and per IP.
   const clientAuthLimits = createClientAuthLimits(counters, config, services.clock);
   await app.register(async (oauth) =>
-    oauthRoutes(oauth, { services, authUrl: config.authUrl, docsUrl: `${config.publicUrl}/docs/api#oauth-2`, clientAuthLimits }),
+    oauthRoutes(oauth, {
+      services,
+      authUrl: config.authUrl,
+      docsUrl: `${config.publicUrl}/docs/api#oauth-2`,
+      clientAuthLimits,
+    }),
   );
 
   await app.register(
@@ -166,7 +202,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         sendDomainError(
           reply,
           config.publicUrl,
-          overlongIdListError(request.method, request.url.slice(API_PREFIX.length)) ?? new DomainError('not_found', 'The resource was not found'),
+          overlongIdListError(request.method, request.url.slice(API_PREFIX.length)) ??
+            new DomainError('not_found', 'The resource was not found'),
         ),
       );
       apiRoutes(api, ctx);

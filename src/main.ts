@@ -30,13 +30,21 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
   await app.listen({ port: config.port, host: config.host });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
-  process.stdout.write(`Tipjar listening on http://${config.host}:${port} (API ${config.publicUrl}/rest/v2, database ${database.engine})\n`);
+  process.stdout.write(
+    `Tipjar listening on http://${config.host}:${port} (API ${config.publicUrl}/rest/v2, database ${database.engine})\n`,
+  );
   // GET /metrics on its own listener (METRICS_PORT, on METRICS_HOST: loopback by default); if it
   // cannot listen, start-up fails and nothing stays open.
   let metrics: Awaited<ReturnType<typeof listenForMetrics>> | undefined;
   if (config.metricsPort !== undefined) {
     try {
-      metrics = await listenForMetrics(app, { port: config.metricsPort, host: config.metricsHost, token: config.metricsToken, publicUrl: config.publicUrl, timeouts: config });
+      metrics = await listenForMetrics(app, {
+        port: config.metricsPort,
+        host: config.metricsHost,
+        token: config.metricsToken,
+        publicUrl: config.publicUrl,
+        timeouts: config,
+      });
     } catch (err) {
       await app.close();
       await database.close();
@@ -46,20 +54,26 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
   }
   // Settlement after each month ends, then renewal of subscriptions (SCHEDULER=on|off).
   const scheduler = config.scheduler
-    ? startScheduler({ database, clock: systemClock, siteUrl: config.siteUrl }, {
-        intervalSeconds: config.schedulerIntervalSeconds,
-        log: (line) => process.stdout.write(`${line}\n`),
-        logError: (line) => process.stderr.write(`${line}\n`),
-      })
+    ? startScheduler(
+        { database, clock: systemClock, siteUrl: config.siteUrl },
+        {
+          intervalSeconds: config.schedulerIntervalSeconds,
+          log: (line) => process.stdout.write(`${line}\n`),
+          logError: (line) => process.stderr.write(`${line}\n`),
+        },
+      )
     : undefined;
   // Webhook deliveries from the outbox (WEBHOOKS=on|off); several instances may run it at once.
   const dispatcher = config.webhooks
-    ? startDispatcher({ database, clock: systemClock, siteUrl: config.siteUrl }, {
-        intervalSeconds: config.webhooksIntervalSeconds,
-        timeoutMs: config.webhooksTimeoutSeconds * 1000,
-        leaseSeconds: config.webhooksClaimSeconds,
-        logError: (line) => process.stderr.write(`${line}\n`),
-      })
+    ? startDispatcher(
+        { database, clock: systemClock, siteUrl: config.siteUrl },
+        {
+          intervalSeconds: config.webhooksIntervalSeconds,
+          timeoutMs: config.webhooksTimeoutSeconds * 1000,
+          leaseSeconds: config.webhooksClaimSeconds,
+          logError: (line) => process.stderr.write(`${line}\n`),
+        },
+      )
     : undefined;
   let closing = false;
   const shutdown = async (signal: string) => {

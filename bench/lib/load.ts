@@ -80,7 +80,9 @@ export async function runLoad(opts: {
     const instance = autocannon({
       url,
       connections,
-      ...(opts.amount !== undefined ? { amount: Math.max(connections, split(opts.amount, k, i)) } : { duration: opts.durationS }),
+      ...(opts.amount !== undefined
+        ? { amount: Math.max(connections, split(opts.amount, k, i)) }
+        : { duration: opts.durationS }),
       pipelining: 1,
       timeout: 10,
       requests: opts.requests(i, k),
@@ -103,7 +105,8 @@ export async function runLoad(opts: {
   let reqPerSec = 0;
   let okPerSec = 0;
   raws.forEach((r, i) => {
-    const d = opts.amount !== undefined ? (lastResponse[i]! - started) / 1000 : r.duration > 0 ? r.duration : opts.durationS;
+    const d =
+      opts.amount !== undefined ? (lastResponse[i]! - started) / 1000 : r.duration > 0 ? r.duration : opts.durationS;
     reqPerSec += r.totalCompletedRequests / d;
     okPerSec += r['2xx'] / d;
   });

@@ -178,8 +178,15 @@ export function startScriptNodeFlags(root: string): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
   const words = (pkg.scripts?.start ?? '').trim().split(/\s+/);
   const script = words.findIndex((w) => !w.startsWith('-') && w !== 'node');
-  if (words[0] !== 'node' || words[script] !== 'bin/tipjar.js' || words[script + 1] !== 'serve' || script + 2 !== words.length) {
-    throw new Error(`package.json scripts.start is not "node [--flag …] bin/tipjar.js serve": ${JSON.stringify(pkg.scripts?.start)}`);
+  if (
+    words[0] !== 'node' ||
+    words[script] !== 'bin/tipjar.js' ||
+    words[script + 1] !== 'serve' ||
+    script + 2 !== words.length
+  ) {
+    throw new Error(
+      `package.json scripts.start is not "node [--flag …] bin/tipjar.js serve": ${JSON.stringify(pkg.scripts?.start)}`,
+    );
   }
   return words.slice(1, script);
 }

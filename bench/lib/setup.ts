@@ -76,7 +76,8 @@ export async function resetDatabase(url: string): Promise<void> {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
   if (!schema) throw new Error('BENCH_RESET with PostgreSQL needs ?schema=<name> in BENCH_DATABASE_URL');
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema) || schema === 'public') throw new Error(`refusing to drop schema "${schema}"`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema) || schema === 'public')
+    throw new Error(`refusing to drop schema "${schema}"`);
   parsed.searchParams.delete('schema');
   const client = new pg.Client({ connectionString: parsed.toString() });
   await client.connect();
@@ -154,7 +155,11 @@ export async function prepareBenchDatabase(
     const s: Services = { database, clock: systemClock, siteUrl: 'http://127.0.0.1' };
 
     // The catalogue and its owner.
-    let owner = await db.selectFrom('users').select('id').where('username_key', '=', CATALOGUE_OWNER).executeTakeFirst();
+    let owner = await db
+      .selectFrom('users')
+      .select('id')
+      .where('username_key', '=', CATALOGUE_OWNER)
+      .executeTakeFirst();
     if (!owner) owner = { id: (await registerUser(s, { username: CATALOGUE_OWNER })).id };
     const countThings = async () =>
       Number(
@@ -215,7 +220,9 @@ export async function prepareBenchDatabase(
       await pool(toFund, 8, async (username) => {
         await fundUser(s, { username, cents: 100_000, budgetCents: 1_000, reference: `bench:${username}` });
       });
-      log(`users: ${toCreate.length} registered, ${toFund.length} funded (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      log(
+        `users: ${toCreate.length} registered, ${toFund.length} funded (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      );
     } else {
       log(`users: ${userCount} bench users present and funded`);
     }
@@ -235,7 +242,9 @@ export async function prepareBenchDatabase(
         .updateTable('access_tokens')
         .set({ revoked_at: now })
         .where('revoked_at', 'is', null)
-        .where('user_id', 'in', (eb) => eb.selectFrom('users').select('id').where('username_key', 'like', `${BENCH_USER_PREFIX}%`))
+        .where('user_id', 'in', (eb) =>
+          eb.selectFrom('users').select('id').where('username_key', 'like', `${BENCH_USER_PREFIX}%`),
+        )
         .execute();
       for (let i = 0; i < userIds.length; i += 500) {
         await trx

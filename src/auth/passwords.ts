@@ -11,7 +11,9 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } 
 import pLimit, { type LimitFunction } from 'p-limit';
 
 const scrypt = (pw: string, salt: Buffer, len: number, opts: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) => scryptCb(pw, salt, len, opts, (err, key) => (err ? reject(err) : resolve(key))));
+  new Promise<Buffer>((resolve, reject) =>
+    scryptCb(pw, salt, len, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 
 /** N = 2^16, r = 8, p = 1: 64 MiB and about 0.2 s per hash on this machine. */
 const DEFAULTS = { N: 65536, r: 8, p: 1 };
@@ -117,6 +119,6 @@ export class PasswordHasher implements PasswordHashing {
 
   /** Seconds for `busy` jobs to drain through the slots at the average job time, at least 1. */
   private retryAfter(busy: number): number {
-    return Math.max(1, Math.ceil((busy / this.opts.concurrency) * this.averageMs / 1000));
+    return Math.max(1, Math.ceil(((busy / this.opts.concurrency) * this.averageMs) / 1000));
   }
 }

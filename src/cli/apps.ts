@@ -33,15 +33,25 @@ export function registerAppsCommands(program: Command, withServices: WithService
     .command('create')
     .description('register a client application; prints its client id and secret (the secret is shown only once)')
     .requiredOption('--name <name>', 'name shown to users on the consent page (1–100 characters)')
-    .requiredOption('--callback-domain <domain>', 'host name every redirect_uri must lie in, e.g. app.example.com (no scheme or path)')
+    .requiredOption(
+      '--callback-domain <domain>',
+      'host name every redirect_uri must lie in, e.g. app.example.com (no scheme or path)',
+    )
     .option('--redirect-uri <uri>', REDIRECT_URI_HELP, collect)
     .option('--owner <username>', 'user who owns the application on the website (default: none, operator-managed)')
     .action(async (opts: { name: string; callbackDomain: string; redirectUri?: string[]; owner?: string }) => {
       const created = await withServices(async (s) => {
         const ownerUserId = opts.owner === undefined ? null : (await getUser(s, opts.owner)).id;
-        return createClient(s, { name: opts.name, callbackDomain: opts.callbackDomain, redirectUris: opts.redirectUri, ownerUserId });
+        return createClient(s, {
+          name: opts.name,
+          callbackDomain: opts.callbackDomain,
+          redirectUris: opts.redirectUri,
+          ownerUserId,
+        });
       });
-      console.log(`created application "${created.client.name}" (callback domain ${created.client.callbackDomain}${opts.owner ? `, owner ${opts.owner}` : ''})`);
+      console.log(
+        `created application "${created.client.name}" (callback domain ${created.client.callbackDomain}${opts.owner ? `, owner ${opts.owner}` : ''})`,
+      );
       for (const uri of created.client.redirectUris) console.log(`redirect_uri:  ${uri}`);
       console.log(`client_id:     ${created.clientId}`);
       console.log(`client_secret: ${created.clientSecret}`);
@@ -74,7 +84,10 @@ export function registerAppsCommands(program: Command, withServices: WithService
         if (!found) throw new NotFoundError('No such application', 'authentication');
         return found;
       });
-      if (!client.redirectUris.length) console.log(`${client.clientId} has no redirect URIs: any redirect_uri in its callback domain ${client.callbackDomain} matches`);
+      if (!client.redirectUris.length)
+        console.log(
+          `${client.clientId} has no redirect URIs: any redirect_uri in its callback domain ${client.callbackDomain} matches`,
+        );
       for (const uri of client.redirectUris) console.log(uri);
     });
 

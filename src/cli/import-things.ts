@@ -107,11 +107,25 @@ async function insertBatch(database: Database, batch: NewThing[], ownerId: numbe
     if (inserted.length === 0) return 0;
     noteThingsChanged();
     const byKey = new Map(batch.map((t) => [t.urlKey, t]));
-    const tagRows = inserted.flatMap((r) => [...new Set(byKey.get(r.url_key)!.tags.map((t) => t.toLowerCase()))].map((tag) => ({ thing_id: r.id, tag })));
-    for (let i = 0; i < tagRows.length; i += 2000) await trx.insertInto('thing_tags').values(tagRows.slice(i, i + 2000)).execute();
+    const tagRows = inserted.flatMap((r) =>
+      [...new Set(byKey.get(r.url_key)!.tags.map((t) => t.toLowerCase()))].map((tag) => ({ thing_id: r.id, tag })),
+    );
+    for (let i = 0; i < tagRows.length; i += 2000)
+      await trx
+        .insertInto('thing_tags')
+        .values(tagRows.slice(i, i + 2000))
+        .execute();
     await trx
       .insertInto('activities')
-      .values(inserted.map((r) => ({ actor_user_id: ownerId, verb: 'post', thing_id: r.id, thing_owner_user_id: ownerId, created_at: now })))
+      .values(
+        inserted.map((r) => ({
+          actor_user_id: ownerId,
+          verb: 'post',
+          thing_id: r.id,
+          thing_owner_user_id: ownerId,
+          created_at: now,
+        })),
+      )
       .execute();
     return inserted.length;
   });

@@ -43,7 +43,10 @@ function wholeNumber(value: string): number {
 
 const program = new Command('tipjar')
   .description('Tipjar: micro-tipping REST API v2 server and operator commands')
-  .addHelpText('after', `\nSettings (environment variables, or a .env file in the working directory):\n${describeSettings()}\n`)
+  .addHelpText(
+    'after',
+    `\nSettings (environment variables, or a .env file in the working directory):\n${describeSettings()}\n`,
+  )
   .showHelpAfterError();
 
 program
@@ -81,7 +84,11 @@ users
   .command('fund <username>')
   .description("credit a user's balance (built-in payment provider) and optionally set the monthly budget")
   .requiredOption('--cents <n>', 'amount to add to the balance, in cents', wholeNumber)
-  .option('--budget <n>', "monthly budget, in cents (once the user has tipped this month, it applies from the next: a period's budget is fixed at its first tip)", wholeNumber)
+  .option(
+    '--budget <n>',
+    "monthly budget, in cents (once the user has tipped this month, it applies from the next: a period's budget is fixed at its first tip)",
+    wholeNumber,
+  )
   .action(async (username: string, opts: { cents: number; budget?: number }) => {
     const u = await withServices((s) => fundUser(s, { username, cents: opts.cents, budgetCents: opts.budget }));
     console.log(`${u.username}: balance ${u.balanceCents} cents, monthly budget ${u.budgetCents} cents`);
@@ -110,11 +117,17 @@ program
     if (!existsSync(file)) throw new DomainError('invalid_parameters', `no such file: ${file}`);
     await withServices(async (s) => {
       const owner = await getUser(s, opts.owner);
-      const bar = new SingleBar({ format: 'importing [{bar}] {percentage}% | {value}/{total} rows | {duration}s', stream: process.stderr }, Presets.shades_classic);
+      const bar = new SingleBar(
+        { format: 'importing [{bar}] {percentage}% | {value}/{total} rows | {duration}s', stream: process.stderr },
+        Presets.shades_classic,
+      );
       const rows = await countDataRows(file);
       bar.start(opts.limit !== undefined ? Math.min(opts.limit, rows) : rows, 0);
       const started = Date.now();
-      const report = await importThings(s.database, s.clock, file, owner.id, { limit: opts.limit, onProgress: (n) => bar.update(n) });
+      const report = await importThings(s.database, s.clock, file, owner.id, {
+        limit: opts.limit,
+        onProgress: (n) => bar.update(n),
+      });
       bar.stop();
       for (const r of report.rejected) console.error(`line ${r.line}: ${r.reason}`);
       for (const w of report.warnings) console.error(`line ${w.line}: warning: ${w.reason}`);

@@ -28,7 +28,9 @@ function period(value: string): string {
 export function registerMoneyCommands(program: Command, withServices: WithServices): void {
   program
     .command('settle')
-    .description('settle a period: split each tipper\'s budget over their tips and credit the owners (idempotent, resumable)')
+    .description(
+      "settle a period: split each tipper's budget over their tips and credit the owners (idempotent, resumable)",
+    )
     .option('--period <YYYY-MM>', 'the period to settle (default: the last closed period)', period)
     .action(async (opts: { period?: string }) => {
       const pauseAfter = process.env[PAUSE_AFTER] ? Number(process.env[PAUSE_AFTER]) : undefined;
@@ -70,7 +72,10 @@ export function registerMoneyCommands(program: Command, withServices: WithServic
         const rows = await getEarningsByPeriod(s, user.id);
         console.log(`earnings of ${user.username}`);
         console.log(`${'period'.padEnd(8)} ${'tips'.padStart(6)} ${'cents'.padStart(10)}`);
-        for (const r of rows) console.log(`${(r.period ?? 'claimed').padEnd(8)} ${String(r.tips).padStart(6)} ${String(r.cents).padStart(10)}`);
+        for (const r of rows)
+          console.log(
+            `${(r.period ?? 'claimed').padEnd(8)} ${String(r.tips).padStart(6)} ${String(r.cents).padStart(10)}`,
+          );
         const tips = rows.reduce((n, r) => n + r.tips, 0);
         const cents = rows.reduce((n, r) => n + r.cents, 0);
         console.log(`${'total'.padEnd(8)} ${String(tips).padStart(6)} ${String(cents).padStart(10)}`);
@@ -85,7 +90,8 @@ export function registerMoneyCommands(program: Command, withServices: WithServic
     .option('--period <YYYY-MM>', 'must be the current period (the default)', period)
     .action(async (opts: { period?: string }) => {
       await withServices(async (s) => {
-        for (const line of await describeRenewal(s, await renewSubscriptions(s, { period: opts.period }))) console.log(line);
+        for (const line of await describeRenewal(s, await renewSubscriptions(s, { period: opts.period })))
+          console.log(line);
       });
     });
 }

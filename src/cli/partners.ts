@@ -6,7 +6,14 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { Services } from '../domain/services.ts';
-import { createPartner, deletePartner, listPartners, redeliver, updatePartner, webhookLog } from '../domain/partners.ts';
+import {
+  createPartner,
+  deletePartner,
+  listPartners,
+  redeliver,
+  updatePartner,
+  webhookLog,
+} from '../domain/partners.ts';
 import { deliverDue } from '../webhooks/dispatcher.ts';
 import { loadConfig } from '../config/index.ts';
 
@@ -20,32 +27,59 @@ function positive(value: string): number {
 }
 
 export function registerPartnerCommands(program: Command, withServices: WithServices): void {
-  const partners = program.command('partners').description('manage community partners (namespaces, OAuth clients, webhooks)');
+  const partners = program
+    .command('partners')
+    .description('manage community partners (namespaces, OAuth clients, webhooks)');
 
   partners
     .command('create')
     .description('create a partner with its OAuth client and webhook signing secret (both secrets are shown only once)')
-    .requiredOption('--namespace <ns>', 'namespace of its identities, partner:<ns>:<id> (lower-case letters, digits, - and _)')
-    .requiredOption('--webhook-url <url>', 'http(s) URL that receives the events; refused when it resolves to a private, loopback or link-local address')
+    .requiredOption(
+      '--namespace <ns>',
+      'namespace of its identities, partner:<ns>:<id> (lower-case letters, digits, - and _)',
+    )
+    .requiredOption(
+      '--webhook-url <url>',
+      'http(s) URL that receives the events; refused when it resolves to a private, loopback or link-local address',
+    )
     .option('--events <kinds>', 'comma-separated event kinds', 'pendingclickcreate')
-    .option('--allow-private-webhook', 'let a private, loopback or link-local webhook address through (operator decision)', false)
-    .option('--callback-domain <domain>', "callback domain of the partner's OAuth client (default: the webhook URL's host)")
-    .action(async (opts: { namespace: string; webhookUrl: string; events: string; allowPrivateWebhook: boolean; callbackDomain?: string }) => {
-      const r = await withServices((s) =>
-        createPartner(s, {
-          namespace: opts.namespace,
-          webhookUrl: opts.webhookUrl,
-          events: opts.events,
-          allowPrivateWebhook: opts.allowPrivateWebhook,
-          callbackDomain: opts.callbackDomain,
-        }),
-      );
-      console.log(`created partner ${r.partner.namespace} (webhook ${r.partner.webhookUrl}, events ${r.partner.events.join(',')}${r.partner.allowPrivateWebhook ? ', private webhook address allowed' : ''})`);
-      console.log(`client_id:      ${r.partner.clientId}`);
-      console.log(`client_secret:  ${r.clientSecret}`);
-      console.log(`signing_secret: ${r.signingSecret}`);
-      console.log('store both secrets now: they are not shown again (partners update --rotate-secret issues a new signing secret)');
-    });
+    .option(
+      '--allow-private-webhook',
+      'let a private, loopback or link-local webhook address through (operator decision)',
+      false,
+    )
+    .option(
+      '--callback-domain <domain>',
+      "callback domain of the partner's OAuth client (default: the webhook URL's host)",
+    )
+    .action(
+      async (opts: {
+        namespace: string;
+        webhookUrl: string;
+        events: string;
+        allowPrivateWebhook: boolean;
+        callbackDomain?: string;
+      }) => {
+        const r = await withServices((s) =>
+          createPartner(s, {
+            namespace: opts.namespace,
+            webhookUrl: opts.webhookUrl,
+            events: opts.events,
+            allowPrivateWebhook: opts.allowPrivateWebhook,
+            callbackDomain: opts.callbackDomain,
+          }),
+        );
+        console.log(
+          `created partner ${r.partner.namespace} (webhook ${r.partner.webhookUrl}, events ${r.partner.events.join(',')}${r.partner.allowPrivateWebhook ? ', private webhook address allowed' : ''})`,
+        );
+        console.log(`client_id:      ${r.partner.clientId}`);
+        console.log(`client_secret:  ${r.clientSecret}`);
+        console.log(`signing_secret: ${r.signingSecret}`);
+        console.log(
+          'store both secrets now: they are not shown again (partners update --rotate-secret issues a new signing secret)',
+        );
+      },
+    );
 
   partners
     .command('list')
@@ -53,7 +87,17 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
     .action(async () => {
       const list = await withServices((s) => listPartners(s));
       if (!list.length) console.log('no partners');
-      for (const p of list) console.log([p.namespace, p.clientId, p.events.join(','), p.allowPrivateWebhook ? 'private' : 'public', iso(p.createdAt), p.webhookUrl].join('\t'));
+      for (const p of list)
+        console.log(
+          [
+            p.namespace,
+            p.clientId,
+            p.events.join(','),
+            p.allowPrivateWebhook ? 'private' : 'public',
+            iso(p.createdAt),
+            p.webhookUrl,
+          ].join('\t'),
+        );
     });
 
   partners
@@ -64,15 +108,24 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
     .option('--allow-private-webhook', 'allow a private webhook address')
     .option('--no-allow-private-webhook', 'refuse a private webhook address again')
     .option('--rotate-secret', 'issue a new signing secret (printed once; the old one stops at once)')
-    .action(async (namespace: string, opts: { webhookUrl?: string; events?: string; allowPrivateWebhook?: boolean; rotateSecret?: boolean }) => {
-      const r = await withServices((s) => updatePartner(s, namespace, opts));
-      console.log(`updated partner ${r.partner.namespace} (webhook ${r.partner.webhookUrl}, events ${r.partner.events.join(',')}${r.partner.allowPrivateWebhook ? ', private webhook address allowed' : ''})`);
-      if (r.signingSecret) console.log(`signing_secret: ${r.signingSecret}`);
-    });
+    .action(
+      async (
+        namespace: string,
+        opts: { webhookUrl?: string; events?: string; allowPrivateWebhook?: boolean; rotateSecret?: boolean },
+      ) => {
+        const r = await withServices((s) => updatePartner(s, namespace, opts));
+        console.log(
+          `updated partner ${r.partner.namespace} (webhook ${r.partner.webhookUrl}, events ${r.partner.events.join(',')}${r.partner.allowPrivateWebhook ? ', private webhook address allowed' : ''})`,
+        );
+        if (r.signingSecret) console.log(`signing_secret: ${r.signingSecret}`);
+      },
+    );
 
   partners
     .command('delete <namespace>')
-    .description('delete a partner, its queued and logged deliveries and its OAuth client (tokens revoked); verified identities stay')
+    .description(
+      'delete a partner, its queued and logged deliveries and its OAuth client (tokens revoked); verified identities stay',
+    )
     .action(async (namespace: string) => {
       await withServices((s) => deletePartner(s, namespace));
       console.log(`deleted partner ${namespace}`);
@@ -82,10 +135,14 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
 
   webhooks
     .command('deliver')
-    .description('deliver every due webhook once now (what the dispatcher in `serve` does every WEBHOOKS_INTERVAL_SECONDS)')
+    .description(
+      'deliver every due webhook once now (what the dispatcher in `serve` does every WEBHOOKS_INTERVAL_SECONDS)',
+    )
     .action(async () => {
       const cfg = loadConfig(process.env);
-      const r = await withServices((s) => deliverDue(s, { timeoutMs: cfg.webhooksTimeoutSeconds * 1000, leaseSeconds: cfg.webhooksClaimSeconds }));
+      const r = await withServices((s) =>
+        deliverDue(s, { timeoutMs: cfg.webhooksTimeoutSeconds * 1000, leaseSeconds: cfg.webhooksClaimSeconds }),
+      );
       console.log(`${r.attempted} attempted: ${r.delivered} delivered, ${r.retried} to retry, ${r.failed} failed`);
     });
 
@@ -98,15 +155,27 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
       const log = await withServices((s) => webhookLog(s, opts.partner, opts.limit));
       if (!log.length) console.log(`no deliveries for ${opts.partner}`);
       for (const d of log) {
-        const when = d.status === 'delivered' ? `delivered ${iso(d.deliveredAt ?? 0)}` : d.status === 'pending' ? `next attempt ${iso(d.nextAttemptAt)}` : 'failed';
-        console.log(`#${d.id} ${d.messageId} ${d.event} ${d.status} (${d.attempts} attempt${d.attempts === 1 ? '' : 's'}, ${when}) created ${iso(d.createdAt)} thing ${d.payload.thing_id ?? ''}`);
-        for (const a of d.attemptLog) console.log(`    ${iso(a.attemptedAt)} ${a.statusCode ?? '-'} ${a.durationMs} ms${a.error ? ` ${a.error}` : ''}`);
+        const when =
+          d.status === 'delivered'
+            ? `delivered ${iso(d.deliveredAt ?? 0)}`
+            : d.status === 'pending'
+              ? `next attempt ${iso(d.nextAttemptAt)}`
+              : 'failed';
+        console.log(
+          `#${d.id} ${d.messageId} ${d.event} ${d.status} (${d.attempts} attempt${d.attempts === 1 ? '' : 's'}, ${when}) created ${iso(d.createdAt)} thing ${d.payload.thing_id ?? ''}`,
+        );
+        for (const a of d.attemptLog)
+          console.log(
+            `    ${iso(a.attemptedAt)} ${a.statusCode ?? '-'} ${a.durationMs} ms${a.error ? ` ${a.error}` : ''}`,
+          );
       }
     });
 
   webhooks
     .command('redeliver <id>')
-    .description('queue a delivery (by its number in `webhooks log`) for an immediate attempt with its original webhook-id')
+    .description(
+      'queue a delivery (by its number in `webhooks log`) for an immediate attempt with its original webhook-id',
+    )
     .action(async (id: string) => {
       const d = await withServices((s) => redeliver(s, /^\d+$/.test(id) ? Number(id) : -1));
       console.log(`delivery #${d.id} (${d.messageId}) queued for delivery`);

@@ -14,34 +14,42 @@ export const SettingsSchema = Type.Object({
     minimum: 1,
     maximum: 3600,
     default: 10,
-    description: "a connection that has not sent a request's complete headers this long after it opened (or after its first byte on a kept-alive connection) gets 408 and is closed, in seconds (at most REQUEST_TIMEOUT_SECONDS)",
+    description:
+      "a connection that has not sent a request's complete headers this long after it opened (or after its first byte on a kept-alive connection) gets 408 and is closed, in seconds (at most REQUEST_TIMEOUT_SECONDS)",
   }),
   REQUEST_TIMEOUT_SECONDS: Type.Integer({
     minimum: 1,
     maximum: 3600,
     default: 30,
-    description: 'a request whose headers and body have not all arrived this long after it began gets 408 and its connection is closed, in seconds',
+    description:
+      'a request whose headers and body have not all arrived this long after it began gets 408 and its connection is closed, in seconds',
   }),
   IDLE_TIMEOUT_SECONDS: Type.Integer({
     minimum: 1,
     maximum: 3600,
     default: 60,
-    description: 'a connection on which no byte moves in either direction this long, other than while kept alive between requests (e.g. a client that stops reading its answer), is closed, in seconds',
+    description:
+      'a connection on which no byte moves in either direction this long, other than while kept alive between requests (e.g. a client that stops reading its answer), is closed, in seconds',
   }),
   KEEP_ALIVE_TIMEOUT_SECONDS: Type.Integer({
     minimum: 1,
     maximum: 3600,
     default: 72,
-    description: "a kept-alive connection waiting for its next request is closed after this long, in seconds; behind a load balancer keep it above the balancer's idle timeout (60 s on most)",
+    description:
+      "a kept-alive connection waiting for its next request is closed after this long, in seconds; behind a load balancer keep it above the balancer's idle timeout (60 s on most)",
   }),
   DATABASE_URL: Type.String({
     minLength: 1,
     default: 'sqlite:./data/tipjar.db',
     description: 'sqlite:<path> (embedded, the default) or postgres://user@host:port/db',
   }),
-  PUBLIC_URL: Type.Optional(Type.String({ description: 'origin of every API `resource`/`link` (default http://localhost:<PORT>)' })),
+  PUBLIC_URL: Type.Optional(
+    Type.String({ description: 'origin of every API `resource`/`link` (default http://localhost:<PORT>)' }),
+  ),
   SITE_URL: Type.Optional(Type.String({ description: 'origin of the website (default PUBLIC_URL)' })),
-  AUTH_URL: Type.Optional(Type.String({ description: 'origin of the OAuth authorization server (default PUBLIC_URL)' })),
+  AUTH_URL: Type.Optional(
+    Type.String({ description: 'origin of the OAuth authorization server (default PUBLIC_URL)' }),
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'warn', description: 'request logging halves throughput, so warn by default' },
@@ -54,7 +62,8 @@ export const SettingsSchema = Type.Object({
     minimum: 2,
     maximum: 4096,
     default: 8,
-    description: "SQLite page cache of the server's connection, in MiB (each search read thread keeps SQLite's default 2 MiB)",
+    description:
+      "SQLite page cache of the server's connection, in MiB (each search read thread keeps SQLite's default 2 MiB)",
   }),
   SQLITE_READ_THREADS: Type.Integer({
     minimum: 1,
@@ -63,41 +72,73 @@ export const SettingsSchema = Type.Object({
     description:
       'SQLite: threads that run searches beside the event loop, each with its own read-only connection, sharing one queue; with 2 one slow search does not hold up the others; the second one costs ≈ 20–40 MB at peak',
   }),
-  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process' }),
-  REDIS_URL: Type.Optional(Type.String({ description: 'redis://host:port/db: rate-limit counters shared by every instance (default: in memory, one process)' })),
-  RATE_LIMIT_ANONYMOUS: Type.Integer({ minimum: 1, default: 1000, description: 'requests per hour without a token, per client IP' }),
-  RATE_LIMIT_AUTHENTICATED: Type.Integer({ minimum: 1, default: 5000, description: "requests per hour with a token, per token's user and client" }),
-  RATE_LIMIT_KEY_PREFIX: Type.String({ minLength: 1, default: 'tipjar:ratelimit', description: 'prefix of the rate-limit keys in Redis (one per deployment sharing a Redis)' }),
+  DATABASE_POOL_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 10,
+    description: 'PostgreSQL connections per process',
+  }),
+  REDIS_URL: Type.Optional(
+    Type.String({
+      description:
+        'redis://host:port/db: rate-limit counters shared by every instance (default: in memory, one process)',
+    }),
+  ),
+  RATE_LIMIT_ANONYMOUS: Type.Integer({
+    minimum: 1,
+    default: 1000,
+    description: 'requests per hour without a token, per client IP',
+  }),
+  RATE_LIMIT_AUTHENTICATED: Type.Integer({
+    minimum: 1,
+    default: 5000,
+    description: "requests per hour with a token, per token's user and client",
+  }),
+  RATE_LIMIT_KEY_PREFIX: Type.String({
+    minLength: 1,
+    default: 'tipjar:ratelimit',
+    description: 'prefix of the rate-limit keys in Redis (one per deployment sharing a Redis)',
+  }),
   RATE_LIMIT_PAGES: Type.Integer({
     minimum: 1,
     default: 1000,
-    description: 'website requests (pages and forms; not the stylesheet) per hour, per client IP; then 429 with Retry-After until the hour ends',
+    description:
+      'website requests (pages and forms; not the stylesheet) per hour, per client IP; then 429 with Retry-After until the hour ends',
   }),
   RATE_LIMIT_PASSWORD_FORMS: Type.Integer({
     minimum: 1,
     default: 100,
-    description: 'log-in and sign-up form submissions per hour, per client IP; then 429 with Retry-After until the hour ends',
+    description:
+      'log-in and sign-up form submissions per hour, per client IP; then 429 with Retry-After until the hour ends',
   }),
-  RATE_LIMIT_SIGNUPS: Type.Integer({ minimum: 1, default: 20, description: 'accounts created through the sign-up form per hour, per client IP' }),
+  RATE_LIMIT_SIGNUPS: Type.Integer({
+    minimum: 1,
+    default: 20,
+    description: 'accounts created through the sign-up form per hour, per client IP',
+  }),
   LOGIN_FAILURES_PER_USER_AND_IP: Type.Integer({
     minimum: 1,
     default: 10,
-    description: 'failed log-ins per (username, client IP) per 15 minutes; then that pair is refused, even with the right password, until the quarter hour ends (a successful log-in starts the count again)',
+    description:
+      'failed log-ins per (username, client IP) per 15 minutes; then that pair is refused, even with the right password, until the quarter hour ends (a successful log-in starts the count again)',
   }),
   LOGIN_FAILURES_PER_USER: Type.Integer({
     minimum: 1,
     default: 100,
-    description: 'failed log-ins per username per hour from all IPs together; then the username is refused from everywhere until the hour ends',
+    description:
+      'failed log-ins per username per hour from all IPs together; then the username is refused from everywhere until the hour ends',
   }),
   CLIENT_AUTH_FAILURES_PER_CLIENT_AND_IP: Type.Integer({
     minimum: 1,
     default: 10,
-    description: 'failed OAuth client authentications (/oauth/token, /oauth/revoke) per (client_id, client IP) per 15 minutes; then 429 for that pair, even with the right secret, until the quarter hour ends',
+    description:
+      'failed OAuth client authentications (/oauth/token, /oauth/revoke) per (client_id, client IP) per 15 minutes; then 429 for that pair, even with the right secret, until the quarter hour ends',
   }),
   CLIENT_AUTH_FAILURES_PER_IP: Type.Integer({
     minimum: 1,
     default: 30,
-    description: 'failed OAuth client authentications per client IP per 15 minutes, whatever the client_id; then 429 until the quarter hour ends',
+    description:
+      'failed OAuth client authentications per client IP per 15 minutes, whatever the client_id; then 429 until the quarter hour ends',
   }),
   PASSWORD_HASH_CONCURRENCY: Type.Integer({
     minimum: 1,
@@ -109,24 +150,43 @@ export const SettingsSchema = Type.Object({
     minimum: 0,
     maximum: 10000,
     default: 20,
-    description: 'password hashes allowed to wait for a free slot; past that a log-in or sign-up is answered 503 with Retry-After',
+    description:
+      'password hashes allowed to wait for a free slot; past that a log-in or sign-up is answered 503 with Retry-After',
   }),
   SCHEDULER: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
-    description: 'run settlement and subscription renewal inside the server after each month ends (off: run `tipjar settle` and `tipjar subscriptions renew` from cron)',
+    description:
+      'run settlement and subscription renewal inside the server after each month ends (off: run `tipjar settle` and `tipjar subscriptions renew` from cron)',
   }),
-  SCHEDULER_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60, description: 'how often the scheduler checks for a month that has ended, in seconds' }),
+  SCHEDULER_INTERVAL_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 86400,
+    default: 60,
+    description: 'how often the scheduler checks for a month that has ended, in seconds',
+  }),
   WEBHOOKS: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
-    description: 'run the webhook dispatcher inside the server (off: run `tipjar webhooks deliver` from cron, or another instance)',
+    description:
+      'run the webhook dispatcher inside the server (off: run `tipjar webhooks deliver` from cron, or another instance)',
   }),
-  WEBHOOKS_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'how often the webhook dispatcher looks for due deliveries, in seconds' }),
-  WEBHOOKS_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 60, default: 10, description: 'deadline of one webhook attempt (connect, send, answer), in seconds' }),
+  WEBHOOKS_INTERVAL_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 5,
+    description: 'how often the webhook dispatcher looks for due deliveries, in seconds',
+  }),
+  WEBHOOKS_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 60,
+    default: 10,
+    description: 'deadline of one webhook attempt (connect, send, answer), in seconds',
+  }),
   WEBHOOKS_CLAIM_SECONDS: Type.Integer({
     minimum: 2,
     maximum: 3600,
     default: 60,
-    description: 'how long a dispatcher holds a claimed delivery; one that died is retried by another after this (must exceed WEBHOOKS_TIMEOUT_SECONDS)',
+    description:
+      'how long a dispatcher holds a claimed delivery; one that died is retried by another after this (must exceed WEBHOOKS_TIMEOUT_SECONDS)',
   }),
   DISCOVERY: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
@@ -147,19 +207,22 @@ export const SettingsSchema = Type.Object({
     minimum: 2,
     maximum: 1_000_000,
     default: 2_000,
-    description: 'most search results the cache keeps; four fifths are kept for searches asked more than once (segmented LRU)',
+    description:
+      'most search results the cache keeps; four fifths are kept for searches asked more than once (segmented LRU)',
   }),
   METRICS_TOKEN: Type.Optional(
     Type.String({
       minLength: 32,
-      description: 'bearer token a Prometheus scraper must send (Authorization: Bearer <token>) for GET /metrics; at least 32 characters (e.g. `openssl rand -hex 32`); unset: /metrics is not served on the public port',
+      description:
+        'bearer token a Prometheus scraper must send (Authorization: Bearer <token>) for GET /metrics; at least 32 characters (e.g. `openssl rand -hex 32`); unset: /metrics is not served on the public port',
     }),
   ),
   METRICS_PORT: Type.Optional(
     Type.Integer({
       minimum: 1,
       maximum: 65535,
-      description: 'serve GET /metrics only on this port, on its own listener at METRICS_HOST (the public port then answers 404); unset: no such listener',
+      description:
+        'serve GET /metrics only on this port, on its own listener at METRICS_HOST (the public port then answers 404); unset: no such listener',
     }),
   ),
   METRICS_HOST: Type.String({
@@ -170,7 +233,8 @@ export const SettingsSchema = Type.Object({
   TRUST_PROXY: Type.String({
     minLength: 1,
     default: 'false',
-    description: 'take the client IP from X-Forwarded-For: false, true (any proxy), a hop count, or proxy addresses/CIDRs, comma-separated',
+    description:
+      'take the client IP from X-Forwarded-For: false, true (any proxy), a hop count, or proxy addresses/CIDRs, comma-separated',
   }),
 });
 
@@ -285,21 +349,26 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     const name = e.path.replace(/^\//, '');
     if (problems.some((p) => p.startsWith(`${name}:`))) continue;
     const schema = SettingsSchema.properties[name as keyof Settings] as { anyOf?: { const: string }[] };
-    const expected = schema.anyOf ? `one of ${schema.anyOf.map((a) => a.const).join(', ')}` : e.message.replace(/^Expected/, 'expected');
+    const expected = schema.anyOf
+      ? `one of ${schema.anyOf.map((a) => a.const).join(', ')}`
+      : e.message.replace(/^Expected/, 'expected');
     problems.push(SECRETS.has(name) ? `${name}: ${expected}` : `${name}: ${expected} (got "${String(raw[name])}")`);
   }
   const s = converted as Settings;
   if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(s.DATABASE_URL)) {
     problems.push(`DATABASE_URL: must start with sqlite: or postgres:// (got "${s.DATABASE_URL}")`);
   }
-  const publicUrl = s.PUBLIC_URL ? checkOrigin('PUBLIC_URL', s.PUBLIC_URL, problems) : `http://localhost:${Number.isInteger(s.PORT) ? s.PORT : 3000}`;
+  const publicUrl = s.PUBLIC_URL
+    ? checkOrigin('PUBLIC_URL', s.PUBLIC_URL, problems)
+    : `http://localhost:${Number.isInteger(s.PORT) ? s.PORT : 3000}`;
   const siteUrl = s.SITE_URL ? checkOrigin('SITE_URL', s.SITE_URL, problems) : publicUrl;
   const authUrl = s.AUTH_URL ? checkOrigin('AUTH_URL', s.AUTH_URL, problems) : publicUrl;
   if (s.REDIS_URL !== undefined && !/^rediss?:\/\/[^/]/.test(s.REDIS_URL)) {
     problems.push(`REDIS_URL: must start with redis:// or rediss:// (got "${s.REDIS_URL}")`);
   }
   const trustProxy = parseTrustProxy(s.TRUST_PROXY, problems);
-  if (s.METRICS_PORT !== undefined && s.METRICS_PORT === s.PORT) problems.push(`METRICS_PORT: must differ from PORT (${s.PORT})`);
+  if (s.METRICS_PORT !== undefined && s.METRICS_PORT === s.PORT)
+    problems.push(`METRICS_PORT: must differ from PORT (${s.PORT})`);
   if (s.HEADERS_TIMEOUT_SECONDS > s.REQUEST_TIMEOUT_SECONDS) {
     problems.push(`HEADERS_TIMEOUT_SECONDS: must not exceed REQUEST_TIMEOUT_SECONDS (${s.REQUEST_TIMEOUT_SECONDS})`);
   }
@@ -363,7 +432,10 @@ function parseTrustProxy(value: string, problems: string[]): boolean | number | 
   if (v === 'false') return false;
   if (v === 'true') return true;
   if (/^\d+$/.test(v)) return Number(v);
-  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   const names = new Set(['loopback', 'linklocal', 'uniquelocal']);
   const bad = entries.filter((e) => {
     if (names.has(e)) return false;

@@ -149,19 +149,25 @@ export function createSqliteReader(path: string, options: { threads?: number; sc
       workerData: { path, claims, running, slot },
       // A thread allocates little (one message and its rows per query): small generations keep
       // its memory small (V8's defaults would let each thread's heap grow to tens of MB).
-      resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB },
+      resourceLimits: {
+        maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB,
+        maxOldGenerationSizeMb: THREAD_OLD_GENERATION_MB,
+      },
     });
     if (pending.size === 0) worker.unref();
     let answered = false;
-    worker.on('message', (m: { id: number; rows?: unknown[]; followUpRows?: unknown[]; error?: { message: string; code?: string } }) => {
-      answered = true;
-      const p = pending.get(m.id);
-      if (!p) return;
-      pending.delete(m.id);
-      if (pending.size === 0) setRef(false);
-      if (m.error) p.reject(Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
-      else p.resolve({ rows: m.rows ?? [], ...(m.followUpRows ? { followUpRows: m.followUpRows } : {}) });
-    });
+    worker.on(
+      'message',
+      (m: { id: number; rows?: unknown[]; followUpRows?: unknown[]; error?: { message: string; code?: string } }) => {
+        answered = true;
+        const p = pending.get(m.id);
+        if (!p) return;
+        pending.delete(m.id);
+        if (pending.size === 0) setRef(false);
+        if (m.error) p.reject(Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
+        else p.resolve({ rows: m.rows ?? [], ...(m.followUpRows ? { followUpRows: m.followUpRows } : {}) });
+      },
+    );
     // A thread stops only on a bug or out of memory ('error' comes first, then 'exit').
     let failure: Error | undefined;
     worker.on('error', (err) => {
@@ -190,7 +196,14 @@ export function createSqliteReader(path: string, options: { threads?: number; sc
         sql: query.sql,
         parameters: query.parameters,
         ...(followUp
-          ? { then: { sql: followUp.query.sql, parameters: followUp.query.parameters, minRows: followUp.minRows, ifEmpty: followUp.ifEmpty } }
+          ? {
+              then: {
+                sql: followUp.query.sql,
+                parameters: followUp.query.parameters,
+                minRows: followUp.minRows,
+                ifEmpty: followUp.ifEmpty,
+              },
+            }
           : {}),
       };
       pending.set(id, { message, resolve, reject });

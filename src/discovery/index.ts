@@ -43,7 +43,8 @@ export interface Discovery {
   discover(url: string): Promise<string | null>;
 }
 
-const ACCEPT = 'text/html, application/xhtml+xml, application/atom+xml, application/rss+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1';
+const ACCEPT =
+  'text/html, application/xhtml+xml, application/atom+xml, application/rss+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1';
 
 /** True when a document should be parsed as XML (a feed) rather than HTML. */
 function isXml(contentType: string, body: string): boolean {
@@ -77,7 +78,12 @@ export function findPaymentLinks(document: string, xml: boolean): string[] {
 }
 
 /** The first payment link of a document that is an auto-submit URL of `siteUrl`, absolute. */
-export function findAutoSubmitLink(document: string, contentType: string, baseUrl: string, siteUrl: string): string | null {
+export function findAutoSubmitLink(
+  document: string,
+  contentType: string,
+  baseUrl: string,
+  siteUrl: string,
+): string | null {
   for (const href of findPaymentLinks(document, isXml(contentType, document))) {
     let absolute: string;
     try {

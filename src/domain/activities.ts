@@ -47,11 +47,25 @@ export async function listUserActivities(
   direction: ActivityDirection,
 ): Promise<{ user: UserRecord; activities: ActivityRecord[] }> {
   const user = await getUser(s, username);
-  const activities = await listActivities(s.database.db, { userId: user.id, direction, viewerId: viewer?.userId, limit: ACTIVITY_LIMIT });
+  const activities = await listActivities(s.database.db, {
+    userId: user.id,
+    direction,
+    viewerId: viewer?.userId,
+    limit: ACTIVITY_LIMIT,
+  });
   return { user, activities };
 }
 
 /** `GET /user/activities` (token, any scope): the caller's own newest activities in `direction`. */
-export async function listOwnActivities(s: Services, principal: Principal, direction: ActivityDirection): Promise<ActivityRecord[]> {
-  return listActivities(s.database.db, { userId: principal.userId, direction, viewerId: principal.userId, limit: ACTIVITY_LIMIT });
+export async function listOwnActivities(
+  s: Services,
+  principal: Principal,
+  direction: ActivityDirection,
+): Promise<ActivityRecord[]> {
+  return listActivities(s.database.db, {
+    userId: principal.userId,
+    direction,
+    viewerId: principal.userId,
+    limit: ACTIVITY_LIMIT,
+  });
 }

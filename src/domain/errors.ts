@@ -124,6 +124,9 @@ export class SubscribedError extends DomainError {
 /** A period that has not ended yet cannot be settled (issue 4). */
 export class PeriodNotEndedError extends DomainError {
   constructor(period: string) {
-    super('invalid_parameters', `Period ${period} has not ended yet; it can be settled from the first second of the next month (UTC)`);
+    super(
+      'invalid_parameters',
+      `Period ${period} has not ended yet; it can be settled from the first second of the next month (UTC)`,
+    );
   }
 }

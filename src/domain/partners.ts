@@ -20,7 +20,14 @@ import {
   type PartnerRecord,
 } from '../db/repositories/partners.ts';
 import { accountBalance, postTransaction } from '../db/repositories/ledger.ts';
-import { findDelivery, listAttempts, listDeliveries, requeueDelivery, type AttemptRecord, type DeliveryRecord } from '../db/repositories/webhooks.ts';
+import {
+  findDelivery,
+  listAttempts,
+  listDeliveries,
+  requeueDelivery,
+  type AttemptRecord,
+  type DeliveryRecord,
+} from '../db/repositories/webhooks.ts';
 import { NotFoundError, UnauthorizedError, ValidationError } from './errors.ts';
 import { NAMESPACE, parseIdentity } from './identities.ts';
 import type { Principal } from './records.ts';
@@ -35,7 +42,10 @@ export type { PartnerRecord };
 /** A namespace as given: lower-case letters, digits, `-`, `_`. @throws ValidationError */
 export function checkNamespace(raw: unknown): string {
   if (typeof raw !== 'string' || !NAMESPACE.test(raw)) {
-    throw new ValidationError('namespace: 1–63 lower-case letters, digits, "-" or "_", starting with a letter or digit', 'api');
+    throw new ValidationError(
+      'namespace: 1–63 lower-case letters, digits, "-" or "_", starting with a letter or digit',
+      'api',
+    );
   }
   return raw;
 }
@@ -46,13 +56,17 @@ export function checkNamespace(raw: unknown): string {
  * @throws ValidationError with the guard's reason.
  */
 export async function checkWebhookUrl(raw: unknown, allowPrivate: boolean, resolver?: Resolver): Promise<string> {
-  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URL_LENGTH) throw new ValidationError('webhook-url: an absolute http or https URL is required', 'api');
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URL_LENGTH)
+    throw new ValidationError('webhook-url: an absolute http or https URL is required', 'api');
   try {
     const target = await resolveTarget(raw, { allowPrivate, resolver });
     return target.url.href;
   } catch (err) {
     if (err instanceof UnsafeUrlError) {
-      throw new ValidationError(`webhook-url: ${err.message}${allowPrivate ? '' : ' (an operator may allow it with --allow-private-webhook)'}`, 'api');
+      throw new ValidationError(
+        `webhook-url: ${err.message}${allowPrivate ? '' : ' (an operator may allow it with --allow-private-webhook)'}`,
+        'api',
+      );
     }
     throw err;
   }
@@ -66,17 +80,37 @@ export async function checkWebhookUrl(raw: unknown, allowPrivate: boolean, resol
  */
 export async function createPartner(
   s: Services,
-  input: { namespace: unknown; webhookUrl: unknown; events: string; allowPrivateWebhook?: boolean; callbackDomain?: string; resolver?: Resolver },
+  input: {
+    namespace: unknown;
+    webhookUrl: unknown;
+    events: string;
+    allowPrivateWebhook?: boolean;
+    callbackDomain?: string;
+    resolver?: Resolver;
+  },
 ): Promise<{ partner: PartnerRecord; clientSecret: string; signingSecret: string }> {
   const namespace = checkNamespace(input.namespace);
   const allowPrivate = input.allowPrivateWebhook === true;
   const webhookUrl = await checkWebhookUrl(input.webhookUrl, allowPrivate, input.resolver);
   const events = parseEventList(input.events);
-  if (await findPartnerByNamespace(s.database.db, namespace)) throw new ValidationError(`namespace "${namespace}" is taken`, 'api');
-  const client = await createClient(s, { name: `Partner ${namespace}`, callbackDomain: input.callbackDomain ?? new URL(webhookUrl).hostname, ownerUserId: null });
+  if (await findPartnerByNamespace(s.database.db, namespace))
+    throw new ValidationError(`namespace "${namespace}" is taken`, 'api');
+  const client = await createClient(s, {
+    name: `Partner ${namespace}`,
+    callbackDomain: input.callbackDomain ?? new URL(webhookUrl).hostname,
+    ownerUserId: null,
+  });
   const signingSecret = newSigningSecret();
   try {
-    await insertPartner(s.database.db, { namespace, clientRowId: client.client.id, webhookUrl, events, signingSecret, allowPrivateWebhook: allowPrivate, now: s.clock.now() });
+    await insertPartner(s.database.db, {
+      namespace,
+      clientRowId: client.client.id,
+      webhookUrl,
+      events,
+      signingSecret,
+      allowPrivateWebhook: allowPrivate,
+      now: s.clock.now(),
+    });
   } catch (err) {
     await deleteClient(s, client.clientId);
     if (isUniqueViolation(err)) throw new ValidationError(`namespace "${namespace}" is taken`, 'api');
@@ -107,16 +141,28 @@ export async function getPartner(s: Services, namespace: string): Promise<Partne
 export async function updatePartner(
   s: Services,
   namespace: string,
-  changes: { webhookUrl?: string; events?: string; allowPrivateWebhook?: boolean; rotateSecret?: boolean; resolver?: Resolver },
+  changes: {
+    webhookUrl?: string;
+    events?: string;
+    allowPrivateWebhook?: boolean;
+    rotateSecret?: boolean;
+    resolver?: Resolver;
+  },
 ): Promise<{ partner: PartnerRecord; signingSecret?: string }> {
   const p = await getPartner(s, namespace);
   const allowPrivate = changes.allowPrivateWebhook ?? p.allowPrivateWebhook;
-  const webhookUrl = changes.webhookUrl !== undefined || allowPrivate !== p.allowPrivateWebhook
-    ? await checkWebhookUrl(changes.webhookUrl ?? p.webhookUrl, allowPrivate, changes.resolver)
-    : undefined;
+  const webhookUrl =
+    changes.webhookUrl !== undefined || allowPrivate !== p.allowPrivateWebhook
+      ? await checkWebhookUrl(changes.webhookUrl ?? p.webhookUrl, allowPrivate, changes.resolver)
+      : undefined;
   const events = changes.events !== undefined ? parseEventList(changes.events) : undefined;
   const signingSecret = changes.rotateSecret ? newSigningSecret() : undefined;
-  await updatePartnerRow(s.database.db, p.id, { webhookUrl, events, signingSecret, allowPrivateWebhook: changes.allowPrivateWebhook }, s.clock.now());
+  await updatePartnerRow(
+    s.database.db,
+    p.id,
+    { webhookUrl, events, signingSecret, allowPrivateWebhook: changes.allowPrivateWebhook },
+    s.clock.now(),
+  );
   return { partner: await getPartner(s, namespace), signingSecret };
 }
 
@@ -152,19 +198,31 @@ export async function verifyIdentity(
   rawIdentity: unknown,
   username?: string,
 ): Promise<{ identity: string; claimedThingIds: number[] }> {
-  if (principal.clientId === null) throw new UnauthorizedError('Only a partner application may verify identities', 'verification');
+  if (principal.clientId === null)
+    throw new UnauthorizedError('Only a partner application may verify identities', 'verification');
   const partner = await findPartnerByClientRowId(s.database.db, principal.clientId);
   if (!partner) throw new UnauthorizedError('Only a partner application may verify identities', 'verification');
   if (username !== undefined && username.toLowerCase() !== principal.username.toLowerCase()) {
     throw new UnauthorizedError(`The access token does not belong to ${username}`, 'verification');
   }
   const id = parseIdentity(rawIdentity);
-  if (!id) throw new UnauthorizedError('Invalid identity: expected email:<md5>, twitter:user:id:<digits> or partner:<namespace>:<id>', 'verification');
+  if (!id)
+    throw new UnauthorizedError(
+      'Invalid identity: expected email:<md5>, twitter:user:id:<digits> or partner:<namespace>:<id>',
+      'verification',
+    );
   if (id.kind === 'partner' && id.namespace !== partner.namespace) {
-    throw new UnauthorizedError(`Partner "${partner.namespace}" may not verify identities of namespace "${id.namespace}"`, 'verification');
+    throw new UnauthorizedError(
+      `Partner "${partner.namespace}" may not verify identities of namespace "${id.namespace}"`,
+      'verification',
+    );
   }
   const claimed = await claimIdentity(s, principal.userId, id.identity, partner.id);
-  if (claimed === null) throw new UnauthorizedError(`The identity ${id.identity} has already been verified by another account`, 'verification');
+  if (claimed === null)
+    throw new UnauthorizedError(
+      `The identity ${id.identity} has already been verified by another account`,
+      'verification',
+    );
   return { identity: id.identity, claimedThingIds: claimed };
 }
 
@@ -176,7 +234,12 @@ export async function verifyIdentity(
  * @returns the ids of the things claimed now, or null when another user holds the identity
  *   (nothing changed). Of concurrent claims exactly one gets a list (identity is a primary key).
  */
-export async function claimIdentity(s: Services, userId: number, identity: string, partnerId: number | null): Promise<number[] | null> {
+export async function claimIdentity(
+  s: Services,
+  userId: number,
+  identity: string,
+  partnerId: number | null,
+): Promise<number[] | null> {
   return inTransaction(s.database, async (trx) => {
     const now = s.clock.now();
     if (!(await insertIdentity(trx, { identity, userId, partnerId, now }))) {
@@ -185,13 +248,23 @@ export async function claimIdentity(s: Services, userId: number, identity: strin
     }
     const thingIds = await claimPendingThings(trx, identity, userId, now);
     if (thingIds.length) {
-      await trx.updateTable('activities').set({ thing_owner_user_id: userId }).where('thing_id', 'in', thingIds).where('thing_owner_user_id', 'is', null).execute();
+      await trx
+        .updateTable('activities')
+        .set({ thing_owner_user_id: userId })
+        .where('thing_id', 'in', thingIds)
+        .where('thing_owner_user_id', 'is', null)
+        .execute();
     }
     const held = await accountBalance(trx, { kind: 'held', identity });
     if (held !== 0) {
       await postTransaction(
         trx,
-        { kind: 'claim', reference: `claim:${identity}:${now}:${userId}`, description: `held shares of ${identity} claimed by user ${userId}`, now },
+        {
+          kind: 'claim',
+          reference: `claim:${identity}:${now}:${userId}`,
+          description: `held shares of ${identity} claimed by user ${userId}`,
+          now,
+        },
         [
           { account: { kind: 'held', identity }, amountCents: -held },
           { account: { kind: 'earnings', userId }, amountCents: held },
@@ -205,7 +278,9 @@ export async function claimIdentity(s: Services, userId: number, identity: strin
 /** True when `email` (trimmed, lower-cased) has the MD5 of an `email:<md5>` identity. */
 export function emailMatchesIdentity(email: string, identity: string): boolean {
   const m = /^email:([0-9a-f]{32})$/.exec(identity);
-  return m !== null && email.trim() !== '' && createHash('md5').update(email.trim().toLowerCase()).digest('hex') === m[1];
+  return (
+    m !== null && email.trim() !== '' && createHash('md5').update(email.trim().toLowerCase()).digest('hex') === m[1]
+  );
 }
 
 /** One delivery with its attempts, for `tipjar webhooks log`. */
@@ -217,7 +292,10 @@ export interface DeliveryLog extends DeliveryRecord {
 export async function webhookLog(s: Services, namespace: string, limit = 50): Promise<DeliveryLog[]> {
   const p = await getPartner(s, namespace);
   const deliveries = await listDeliveries(s.database.db, p.id, limit);
-  const attempts = await listAttempts(s.database.db, deliveries.map((d) => d.id));
+  const attempts = await listAttempts(
+    s.database.db,
+    deliveries.map((d) => d.id),
+  );
   return deliveries.map((d) => ({ ...d, attemptLog: attempts.filter((a) => a.deliveryId === d.id) }));
 }
 
@@ -226,7 +304,11 @@ export async function webhookLog(s: Services, namespace: string, limit = 50): Pr
  * @throws NotFoundError
  */
 export async function redeliver(s: Services, deliveryId: number): Promise<DeliveryRecord> {
-  if (!Number.isSafeInteger(deliveryId) || deliveryId <= 0 || !(await requeueDelivery(s.database.db, deliveryId, s.clock.now()))) {
+  if (
+    !Number.isSafeInteger(deliveryId) ||
+    deliveryId <= 0 ||
+    !(await requeueDelivery(s.database.db, deliveryId, s.clock.now()))
+  ) {
     throw new NotFoundError(`No webhook delivery ${deliveryId}`);
   }
   return (await findDelivery(s.database.db, deliveryId))!;

@@ -102,7 +102,10 @@ export class SearchCache {
    *   second read
    * @throws whatever `compute` throws; nothing is cached then.
    */
-  async page(c: SearchCriteria, compute: () => Promise<SearchPage>): Promise<{ page: SearchPage; hit: boolean; external?: number }> {
+  async page(
+    c: SearchCriteria,
+    compute: () => Promise<SearchPage>,
+  ): Promise<{ page: SearchPage; hit: boolean; external?: number }> {
     if (this.options.maxAgeSeconds <= 0) return { page: await compute(), hit: false };
     const key = cacheKey(c);
     const tipSorted = c.sort !== 'relevance';
@@ -143,7 +146,11 @@ export class SearchCache {
   private fresh(entry: Entry, now: Basis): boolean {
     const { basis } = entry;
     if (basis.counters.things !== now.counters.things || basis.external !== now.external) return false;
-    if (entry.tipSorted && (basis.counters.tips !== now.counters.tips || now.at < basis.at || now.at >= (entry.page.changesAt ?? Infinity))) return false;
+    if (
+      entry.tipSorted &&
+      (basis.counters.tips !== now.counters.tips || now.at < basis.at || now.at >= (entry.page.changesAt ?? Infinity))
+    )
+      return false;
     // SQLite shows every change (counters, data_version); elsewhere other instances' writes are unseen.
     if (this.database.externalChanges) return true;
     return now.at >= basis.at && now.at - basis.at < this.options.maxAgeSeconds;

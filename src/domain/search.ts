@@ -15,7 +15,14 @@ import type { Services } from './services.ts';
 import { parseTagExpression } from './tag-expression.ts';
 import { parseHttpUrl, urlKey } from './urls.ts';
 
-export const SEARCH_SORTS: readonly SearchSort[] = ['relevance', 'trend', 'tips', 'tips_month', 'tips_week', 'tips_day'];
+export const SEARCH_SORTS: readonly SearchSort[] = [
+  'relevance',
+  'trend',
+  'tips',
+  'tips_month',
+  'tips_week',
+  'tips_day',
+];
 /** Longest `query` accepted, in characters. */
 export const MAX_QUERY_LENGTH = 500;
 /** Most words one `query` may hold. */
@@ -52,22 +59,41 @@ function text(params: SearchParameters, name: string): string | undefined {
  */
 export function queryWords(raw: string | undefined): string[] | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
-  if ([...raw].length > MAX_QUERY_LENGTH) throw new InvalidParametersError(`query must be at most ${MAX_QUERY_LENGTH} characters`, 'search');
+  if ([...raw].length > MAX_QUERY_LENGTH)
+    throw new InvalidParametersError(`query must be at most ${MAX_QUERY_LENGTH} characters`, 'search');
   const words = raw.match(WORD) ?? [];
-  if (words.length > MAX_QUERY_WORDS) throw new InvalidParametersError(`query must have at most ${MAX_QUERY_WORDS} words`, 'search');
+  if (words.length > MAX_QUERY_WORDS)
+    throw new InvalidParametersError(`query must have at most ${MAX_QUERY_WORDS} words`, 'search');
   return words;
 }
 
 /** A comma list of reference ids (`language`, `category`). @throws InvalidParametersError naming an unknown id */
-function idList(raw: string | undefined, name: 'language' | 'category', known: (id: string) => boolean): string[] | undefined {
+function idList(
+  raw: string | undefined,
+  name: 'language' | 'category',
+  known: (id: string) => boolean,
+): string[] | undefined {
   if (raw === undefined) return undefined;
-  const ids = [...new Set(raw.split(',').map((x) => x.trim()).filter(Boolean))];
+  const ids = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (ids.length === 0) return undefined;
-  if (ids.length > MAX_LIST_IDS) throw new InvalidParametersError(`${name} must list at most ${MAX_LIST_IDS} ids`, 'search');
+  if (ids.length > MAX_LIST_IDS)
+    throw new InvalidParametersError(`${name} must list at most ${MAX_LIST_IDS} ids`, 'search');
   const unknown = ids.find((id) => !known(id));
   if (unknown !== undefined) {
-    const shown = JSON.stringify(hasForbiddenCharacters(unknown) ? unknown.replace(/[^\x20-\x7e]/g, '?') : unknown.slice(0, 64));
-    throw new InvalidParametersError(`Unknown ${name} ${shown}: see /${name === 'language' ? 'languages' : 'categories'}`, 'search');
+    const shown = JSON.stringify(
+      hasForbiddenCharacters(unknown) ? unknown.replace(/[^\x20-\x7e]/g, '?') : unknown.slice(0, 64),
+    );
+    throw new InvalidParametersError(
+      `Unknown ${name} ${shown}: see /${name === 'language' ? 'languages' : 'categories'}`,
+      'search',
+    );
   }
   return ids;
 }
@@ -87,7 +113,12 @@ function idList(raw: string | undefined, name: 'language' | 'category', known: (
  *   problem and position), unknown language/category id or user, unknown sort, bad url, query too
  *   long. Nothing is written.
  */
-export async function findSearchPage(s: Services, params: SearchParameters, page: PageRequest, viewer?: Principal): Promise<FoundPage> {
+export async function findSearchPage(
+  s: Services,
+  params: SearchParameters,
+  page: PageRequest,
+  viewer?: Principal,
+): Promise<FoundPage> {
   const now = s.clock.now();
   const key = parsedKey(params, page);
   let parsed = key === undefined ? undefined : parsedSearches.get(key);
@@ -131,7 +162,12 @@ function parsedKey(params: SearchParameters, page: PageRequest): string | undefi
 }
 
 /** Validates and parses the parameters of a search but the viewer (see findSearchPage); `now` in Unix seconds. */
-async function parseCriteria(s: Services, params: SearchParameters, page: PageRequest, now: number): Promise<SearchCriteria> {
+async function parseCriteria(
+  s: Services,
+  params: SearchParameters,
+  page: PageRequest,
+  now: number,
+): Promise<SearchCriteria> {
   const criteria: SearchCriteria = { ...page, sort: 'relevance', now };
 
   const words = queryWords(text(params, 'query'));
@@ -140,7 +176,11 @@ async function parseCriteria(s: Services, params: SearchParameters, page: PageRe
   const rawUrl = text(params, 'url')?.trim();
   if (rawUrl) {
     const parsed = parseHttpUrl(rawUrl);
-    if (!parsed) throw new InvalidParametersError('url must be an absolute http or https URL of at most 2048 characters', 'search');
+    if (!parsed)
+      throw new InvalidParametersError(
+        'url must be an absolute http or https URL of at most 2048 characters',
+        'search',
+      );
     criteria.urlKey = urlKey(parsed);
   }
 
@@ -165,7 +205,10 @@ async function parseCriteria(s: Services, params: SearchParameters, page: PageRe
 
   const username = text(params, 'user')?.trim();
   if (username) {
-    const user = hasForbiddenCharacters(username) || username.length > 64 ? undefined : await findUserByUsername(s.database.db, username);
+    const user =
+      hasForbiddenCharacters(username) || username.length > 64
+        ? undefined
+        : await findUserByUsername(s.database.db, username);
     if (!user) throw new InvalidParametersError(`Unknown user ${JSON.stringify(username.slice(0, 64))}`, 'search');
     criteria.ownerUserId = user.id;
   }

@@ -24,7 +24,15 @@ import {
   toggleSubscription as toggleSubscriptionRow,
   type SubscriptionRecord,
 } from '../db/repositories/subscriptions.ts';
-import { InvalidParametersError, NoMeansError, NotFoundError, SubscribedError, ThingOwnerError, TipOnceError, TipOwnerError } from './errors.ts';
+import {
+  InvalidParametersError,
+  NoMeansError,
+  NotFoundError,
+  SubscribedError,
+  ThingOwnerError,
+  TipOnceError,
+  TipOwnerError,
+} from './errors.ts';
 import { periodOf } from './periods.ts';
 import type { Principal, ThingRecord } from './records.ts';
 import type { Services } from './services.ts';
@@ -43,9 +51,19 @@ export type SubscribeTip = 'tipped' | 'already_tipped' | 'no_means';
  * `GET /user/subscriptions` (scope `tip`): the caller's subscriptions, active and paused, newest
  * first, each with its thing. Subscriptions to deleted things are left out (the thing is gone).
  */
-export async function listSubscriptions(s: Services, principal: Principal): Promise<{ subscription: SubscriptionRecord; thing: ThingRecord }[]> {
+export async function listSubscriptions(
+  s: Services,
+  principal: Principal,
+): Promise<{ subscription: SubscriptionRecord; thing: ThingRecord }[]> {
   const subs = await listSubscriptionsOfUser(s.database.db, principal.userId);
-  const things = new Map((await findThingsByIds(s.database.db, subs.map((x) => x.thingId))).map((t) => [t.id, t]));
+  const things = new Map(
+    (
+      await findThingsByIds(
+        s.database.db,
+        subs.map((x) => x.thingId),
+      )
+    ).map((t) => [t.id, t]),
+  );
   return subs.flatMap((subscription) => {
     const thing = things.get(subscription.thingId);
     return thing ? [{ subscription, thing }] : [];
@@ -61,7 +79,11 @@ export async function listSubscriptions(s: Services, principal: Principal): Prom
  * @throws NotFoundError (no such thing), ThingOwnerError (own thing), SubscribedError (already
  *   subscribed, active or paused).
  */
-export async function subscribe(s: Services, principal: Principal, thingId: number): Promise<{ thing: ThingRecord; tip: SubscribeTip }> {
+export async function subscribe(
+  s: Services,
+  principal: Principal,
+  thingId: number,
+): Promise<{ thing: ThingRecord; tip: SubscribeTip }> {
   if (!validId(thingId)) throw thingNotFound();
   return inTransaction(s.database, async (trx) => {
     const thing = await findThingById(trx, thingId);
@@ -78,7 +100,11 @@ export async function subscribe(s: Services, principal: Principal, thingId: numb
       now,
     });
     try {
-      const tipped = await tipInTransaction(trx, s, thing, { tipperId: principal.userId, clientId: principal.clientId, source: 'subscription' });
+      const tipped = await tipInTransaction(trx, s, thing, {
+        tipperId: principal.userId,
+        clientId: principal.clientId,
+        source: 'subscription',
+      });
       return { thing: tipped, tip: 'tipped' as const };
     } catch (err) {
       // Both are raised before anything is written, so the transaction goes on.
@@ -95,7 +121,11 @@ export async function subscribe(s: Services, principal: Principal, thingId: numb
  * @returns 'paused' or 'started' (the spec's response messages).
  * @throws NotFoundError when the thing does not exist or the caller has no subscription to it.
  */
-export async function toggleSubscription(s: Services, principal: Principal, thingId: number): Promise<'paused' | 'started'> {
+export async function toggleSubscription(
+  s: Services,
+  principal: Principal,
+  thingId: number,
+): Promise<'paused' | 'started'> {
   if (!validId(thingId)) throw thingNotFound();
   return inTransaction(s.database, async (trx) => {
     const thing = await findThingById(trx, thingId);
@@ -158,7 +188,10 @@ export async function renewSubscriptions(s: Services, opts: { period?: string } 
   const current = periodOf(s.clock.now());
   const period = opts.period ?? current;
   if (!isPeriod(period)) throw new InvalidParametersError(`Not a period: "${period}" (expected YYYY-MM)`);
-  if (period !== current) throw new InvalidParametersError(`Subscriptions can only be renewed for the current period (${current}), not ${period}`);
+  if (period !== current)
+    throw new InvalidParametersError(
+      `Subscriptions can only be renewed for the current period (${current}), not ${period}`,
+    );
   const report: RenewalReport = { period, renewals: [], tipped: 0, skipped: 0 };
   for (const sub of await listSubscriptionsToRenew(s.database.db, period)) {
     const outcome = await inTransaction(s.database, async (trx): Promise<RenewalOutcome | undefined> => {
@@ -198,4 +231,3 @@ export async function renewSubscriptions(s: Services, opts: { period?: string } 
   }
   return report;
 }
-

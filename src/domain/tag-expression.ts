@@ -103,7 +103,8 @@ export function tokenize(input: string): Token[] {
   return tokens;
 }
 
-const describe = (t: Token): string => (t.kind === 'end' ? 'end of expression' : t.kind === 'tag' ? `tag "${t.text}"` : `'${t.text}'`);
+const describe = (t: Token): string =>
+  t.kind === 'end' ? 'end of expression' : t.kind === 'tag' ? `tag "${t.text}"` : `'${t.text}'`;
 
 class Parser {
   private index = 0;
@@ -175,24 +176,28 @@ class Parser {
   private primary(): TagExpression {
     const t = this.next();
     if (t.kind === 'tag') {
-      if (++this.tags > MAX_EXPRESSION_TAGS) throw new TagExpressionError(`more than ${MAX_EXPRESSION_TAGS} tags`, t.position);
+      if (++this.tags > MAX_EXPRESSION_TAGS)
+        throw new TagExpressionError(`more than ${MAX_EXPRESSION_TAGS} tags`, t.position);
       return { kind: 'tag', tag: t.text.toLowerCase() };
     }
     if (t.kind === 'open') {
       const inner = this.nested(t, () => this.expression());
       const close = this.next();
       if (close.kind !== 'close') {
-        if (close.kind === 'end') throw new TagExpressionError(`missing ')' for the '(' at position ${t.position}`, close.position);
+        if (close.kind === 'end')
+          throw new TagExpressionError(`missing ')' for the '(' at position ${t.position}`, close.position);
         throw new TagExpressionError(`expected ')' but found ${describe(close)}`, close.position);
       }
       return inner;
     }
-    if (t.kind === 'close') throw new TagExpressionError(this.index === 1 ? "unmatched ')'" : "expected a tag but found ')'", t.position);
+    if (t.kind === 'close')
+      throw new TagExpressionError(this.index === 1 ? "unmatched ')'" : "expected a tag but found ')'", t.position);
     throw new TagExpressionError(`expected a tag but found ${describe(t)}`, t.position);
   }
 
   private nested<T>(at: Token, fn: () => T): T {
-    if (++this.depth > MAX_EXPRESSION_DEPTH) throw new TagExpressionError(`nested deeper than ${MAX_EXPRESSION_DEPTH} levels`, at.position);
+    if (++this.depth > MAX_EXPRESSION_DEPTH)
+      throw new TagExpressionError(`nested deeper than ${MAX_EXPRESSION_DEPTH} levels`, at.position);
     try {
       return fn();
     } finally {
@@ -216,7 +221,8 @@ function and(operands: TagExpression[]): TagExpression {
  */
 export function parseTagExpression(input: string): TagExpression | undefined {
   const length = [...input].length;
-  if (length > MAX_EXPRESSION_LENGTH) throw new TagExpressionError(`longer than ${MAX_EXPRESSION_LENGTH} characters`, MAX_EXPRESSION_LENGTH + 1);
+  if (length > MAX_EXPRESSION_LENGTH)
+    throw new TagExpressionError(`longer than ${MAX_EXPRESSION_LENGTH} characters`, MAX_EXPRESSION_LENGTH + 1);
   const tokens = tokenize(input);
   if (tokens.length === 1) return undefined;
   return new Parser(tokens).parseAll();

@@ -33,12 +33,18 @@ export interface NewThing extends ThingFields {
  * A text field, trimmed, of at most `max` characters; without control characters (in `multiLine`
  * text tab and line breaks are allowed). @throws ValidationError
  */
-function text(body: Record<string, unknown>, field: string, max: number, opts: { multiLine?: boolean } = {}): string | undefined {
+function text(
+  body: Record<string, unknown>,
+  field: string,
+  max: number,
+  opts: { multiLine?: boolean } = {},
+): string | undefined {
   const v = body[field];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string' && typeof v !== 'number') throw new ValidationError(`Invalid ${field}: must be a string`);
   const s = String(v).trim();
-  if (hasControlCharacters(s, opts)) throw new ValidationError(`Invalid ${field}: contains characters that are not allowed`);
+  if (hasControlCharacters(s, opts))
+    throw new ValidationError(`Invalid ${field}: contains characters that are not allowed`);
   if ([...s].length > max) throw new ValidationError(`Invalid ${field}: at most ${max} characters`);
   return s;
 }
@@ -56,7 +62,8 @@ export function tagProblem(tag: string): string | undefined {
     return `the tag ${JSON.stringify(tag)} holds ${what}; a tag cannot hold white space or any of & | ! ( ) , (a tags search could never find it)`;
   }
   if (hasControlCharacters(tag)) return `the tag ${JSON.stringify(tag)} holds characters that are not allowed`;
-  if ([...tag].length > MAX_TAG_LENGTH) return `the tag ${JSON.stringify(tag)} is longer than ${MAX_TAG_LENGTH} characters`;
+  if ([...tag].length > MAX_TAG_LENGTH)
+    return `the tag ${JSON.stringify(tag)} is longer than ${MAX_TAG_LENGTH} characters`;
   return undefined;
 }
 
@@ -90,7 +97,8 @@ export function parseTags(v: unknown): string[] {
 
 function category(v: unknown): string | undefined {
   if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v !== 'string' || !isCategory(v.trim())) throw new ValidationError('Invalid category: see GET /categories');
+  if (typeof v !== 'string' || !isCategory(v.trim()))
+    throw new ValidationError('Invalid category: see GET /categories');
   return v.trim();
 }
 

@@ -37,7 +37,11 @@ export interface ViewerState {
 }
 
 /** Per-viewer state for `things` (two queries), or undefined without a principal. */
-export async function viewerState(s: Services, principal: Principal | undefined, things: ThingRecord[]): Promise<ViewerState | undefined> {
+export async function viewerState(
+  s: Services,
+  principal: Principal | undefined,
+  things: ThingRecord[],
+): Promise<ViewerState | undefined> {
   if (!principal) return undefined;
   const ids = [...new Set(things.map((t) => t.id))];
   const [tipped, subscribed] = await Promise.all([
@@ -61,9 +65,14 @@ export async function getThing(s: Services, id: number): Promise<ThingRecord> {
  *   id is unknown.
  */
 export async function getThings(s: Services, ids: number[]): Promise<ThingRecord[]> {
-  if (ids.length > MAX_MULTI_GET) throw new InvalidParametersError(`At most ${MAX_MULTI_GET} ids, comma-separated; ${ids.length} were given`, 'things');
+  if (ids.length > MAX_MULTI_GET)
+    throw new InvalidParametersError(
+      `At most ${MAX_MULTI_GET} ids, comma-separated; ${ids.length} were given`,
+      'things',
+    );
   const unique = [...new Set(ids)];
-  if (unique.some((id) => !Number.isSafeInteger(id) || id <= 0)) throw new NotFoundError('Thing(s) could not be found', 'things');
+  if (unique.some((id) => !Number.isSafeInteger(id) || id <= 0))
+    throw new NotFoundError('Thing(s) could not be found', 'things');
   const found = await findThingsByIds(s.database.db, unique);
   const byId = new Map(found.map((t) => [t.id, t]));
   if (byId.size !== unique.length) throw new NotFoundError('Thing(s) could not be found', 'things');
@@ -78,7 +87,8 @@ export async function getThings(s: Services, ids: number[]): Promise<ThingRecord
  *   differs from the registered thing's owner; `owner` not one of the three identity forms).
  */
 export async function lookupThing(s: Services, rawUrl: unknown): Promise<ThingRecord | undefined> {
-  if (typeof rawUrl !== 'string' || rawUrl.trim() === '') throw new InvalidParametersError('The url parameter is required', 'things');
+  if (typeof rawUrl !== 'string' || rawUrl.trim() === '')
+    throw new InvalidParametersError('The url parameter is required', 'things');
   const auto = parseAutoSubmit(rawUrl, s.siteUrl);
   const target = parseHttpUrl(auto ? auto.url : rawUrl.trim());
   if (!target) return undefined;
@@ -92,7 +102,8 @@ export async function lookupThing(s: Services, rawUrl: unknown): Promise<ThingRe
   if (thing && identity !== undefined) {
     // The identity itself (still pending), or the user who verified it (claimed).
     const verified = thing.owner.kind === 'user' ? await findIdentityOwner(s.database.db, identity) : undefined;
-    const sameOwner = thing.owner.kind === 'identity' ? thing.owner.identity === identity : verified?.userId === thing.owner.userId;
+    const sameOwner =
+      thing.owner.kind === 'identity' ? thing.owner.identity === identity : verified?.userId === thing.owner.userId;
     if (!sameOwner) throw new ValidationError('Owner mismatch: the existing thing belongs to another account');
   }
   return thing;
@@ -121,7 +132,14 @@ export async function insertNewThing(
     if (isUniqueViolation(err)) throw new ValidationError('Invalid url: already registered');
     throw err;
   }
-  if (opts.post) await insertActivity(trx, { actorUserId: ownerUserId, verb: 'post', thingId: id, thingOwnerUserId: ownerUserId, now });
+  if (opts.post)
+    await insertActivity(trx, {
+      actorUserId: ownerUserId,
+      verb: 'post',
+      thingId: id,
+      thingOwnerUserId: ownerUserId,
+      now,
+    });
   return id;
 }
 
@@ -149,7 +167,12 @@ async function ownThing(s: Services, principal: Principal, id: number, action: s
  * language, tags, hidden; sets `updated_at`.
  * @throws NotFoundError, ForbiddenError (not the owner), ValidationError
  */
-export async function updateThing(s: Services, principal: Principal, id: number, body: Record<string, unknown>): Promise<void> {
+export async function updateThing(
+  s: Services,
+  principal: Principal,
+  id: number,
+  body: Record<string, unknown>,
+): Promise<void> {
   const thing = await ownThing(s, principal, id, 'update');
   const changes = parseThingChanges(body, thing.url);
   await inTransaction(s.database, (trx) => updateThingRow(trx, id, changes, s.clock.now()));
@@ -165,7 +188,12 @@ export async function deleteThing(s: Services, principal: Principal, id: number)
  * `GET /users/:username/things`: newest first; hidden things only for their owner.
  * @throws NotFoundError (user)
  */
-export async function listUserThings(s: Services, username: string, viewer: Principal | undefined, page: PageRequest): Promise<ThingRecord[]> {
+export async function listUserThings(
+  s: Services,
+  username: string,
+  viewer: Principal | undefined,
+  page: PageRequest,
+): Promise<ThingRecord[]> {
   const user = await getUser(s, username);
   return listThingsByOwner(s.database.db, user.id, { ...page, includeHidden: viewer?.userId === user.id });
 }

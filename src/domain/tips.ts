@@ -7,7 +7,14 @@ import { findThingById, findThingByUrlKey } from '../db/repositories/things.ts';
 import { countTipOnThing, insertTipOnce, listTipsByTipper, listTipsOnThing } from '../db/repositories/tips.ts';
 import { insertActivity } from '../db/repositories/activities.ts';
 import { findMeans, findUserByUsername, fixPeriodBudget } from '../db/repositories/users.ts';
-import { InvalidRequestError, NoMeansError, NotFoundError, TipOnceError, TipOwnerError, ValidationError } from './errors.ts';
+import {
+  InvalidRequestError,
+  NoMeansError,
+  NotFoundError,
+  TipOnceError,
+  TipOwnerError,
+  ValidationError,
+} from './errors.ts';
 import { periodOf } from './periods.ts';
 import type { PageRequest, Principal, ThingRecord, TipRecord } from './records.ts';
 import type { Services } from './services.ts';
@@ -39,7 +46,14 @@ export async function tipInTransaction(
   const period = periodOf(now);
   const means = await findMeans(trx, tip.tipperId, period);
   if (!means || !hasMeans(means)) throw new NoMeansError();
-  const tipId = await insertTipOnce(trx, { thingId: thing.id, tipperId: tip.tipperId, period, now, source: tip.source, clientId: tip.clientId });
+  const tipId = await insertTipOnce(trx, {
+    thingId: thing.id,
+    tipperId: tip.tipperId,
+    period,
+    now,
+    source: tip.source,
+    clientId: tip.clientId,
+  });
   if (tipId === undefined) throw new TipOnceError();
   if (means.periodBudgetCents === null) await fixPeriodBudget(trx, tip.tipperId, period, means.budgetCents, now);
   const tips = await countTipOnThing(trx, thing.id, tip.tipperId, period, now);
@@ -52,7 +66,11 @@ export async function tipInTransaction(
   });
   if (thing.owner.kind === 'identity') {
     // A tip on a pending thing: `pendingclickcreate` to the identity's partners, in this transaction.
-    const tipper = await trx.selectFrom('users').select(['username', 'hide_tips']).where('id', '=', tip.tipperId).executeTakeFirstOrThrow();
+    const tipper = await trx
+      .selectFrom('users')
+      .select(['username', 'hide_tips'])
+      .where('id', '=', tip.tipperId)
+      .executeTakeFirstOrThrow();
     await enqueuePendingClick(trx, s.siteUrl, {
       thingId: thing.id,
       identity: thing.owner.identity,
@@ -131,33 +149,40 @@ async function autoSubmitOwner(s: Services, auto: AutoSubmit): Promise<{ userId:
 async function tipAutoSubmit(s: Services, principal: Principal, auto: AutoSubmit): Promise<ThingRecord> {
   const owner = await autoSubmitOwner(s, auto);
   const input = parseNewThing({ ...auto });
-  const attempt = () => inTransaction(s.database, async (trx) => {
-    let thing = await findThingByUrlKey(trx, input.urlKey);
-    const sameOwner = thing && ('userId' in owner
-      ? thing.owner.kind === 'user' && thing.owner.userId === owner.userId
-      : thing.owner.kind === 'identity' && thing.owner.identity === owner.identity);
-    if (thing && !sameOwner) {
-      throw new ValidationError('Owner mismatch: the existing thing belongs to another account', 'tips');
-    }
-    if (!thing) {
-      let id: number;
-      if ('userId' in owner) {
-        if (owner.userId === principal.userId) throw new TipOwnerError();
-        // Its owner did not register it (anyone may tip an auto-submit URL): no `post` activity.
-        id = await insertNewThing(trx, s, input, owner.userId, { post: false });
-      } else {
-        // A pending thing: no user owns it yet, so no `post` activity (it has no actor).
-        try {
-          id = await insertThing(trx, input, { identity: owner.identity }, s.clock.now());
-        } catch (err) {
-          if (isUniqueViolation(err)) throw new ValidationError('Invalid url: already registered');
-          throw err;
-        }
+  const attempt = () =>
+    inTransaction(s.database, async (trx) => {
+      let thing = await findThingByUrlKey(trx, input.urlKey);
+      const sameOwner =
+        thing &&
+        ('userId' in owner
+          ? thing.owner.kind === 'user' && thing.owner.userId === owner.userId
+          : thing.owner.kind === 'identity' && thing.owner.identity === owner.identity);
+      if (thing && !sameOwner) {
+        throw new ValidationError('Owner mismatch: the existing thing belongs to another account', 'tips');
       }
-      thing = (await findThingById(trx, id))!;
-    }
-    return tipInTransaction(trx, s, thing, { tipperId: principal.userId, clientId: principal.clientId, source: 'api' });
-  });
+      if (!thing) {
+        let id: number;
+        if ('userId' in owner) {
+          if (owner.userId === principal.userId) throw new TipOwnerError();
+          // Its owner did not register it (anyone may tip an auto-submit URL): no `post` activity.
+          id = await insertNewThing(trx, s, input, owner.userId, { post: false });
+        } else {
+          // A pending thing: no user owns it yet, so no `post` activity (it has no actor).
+          try {
+            id = await insertThing(trx, input, { identity: owner.identity }, s.clock.now());
+          } catch (err) {
+            if (isUniqueViolation(err)) throw new ValidationError('Invalid url: already registered');
+            throw err;
+          }
+        }
+        thing = (await findThingById(trx, id))!;
+      }
+      return tipInTransaction(trx, s, thing, {
+        tipperId: principal.userId,
+        clientId: principal.clientId,
+        source: 'api',
+      });
+    });
   try {
     return await attempt();
   } catch (err) {
@@ -172,7 +197,12 @@ async function tipAutoSubmit(s: Services, principal: Principal, auto: AutoSubmit
  * `GET /users/:username/tips`: [] when the user hides their tips (to everyone but that user);
  * tips on hidden things only for the things' owner (DECISIONS.md "Things"). @throws NotFoundError
  */
-export async function listUserTips(s: Services, username: string, viewer: Principal | undefined, page: PageRequest): Promise<TipRecord[]> {
+export async function listUserTips(
+  s: Services,
+  username: string,
+  viewer: Principal | undefined,
+  page: PageRequest,
+): Promise<TipRecord[]> {
   const user = await getUser(s, username);
   if (user.hideTips && viewer?.userId !== user.id) return [];
   return listTipsByTipper(s.database.db, user.id, viewer?.userId, page);
@@ -187,7 +217,12 @@ export async function listOwnTips(s: Services, principal: Principal, page: PageR
  * `GET /things/:id/tips` (token required): [] for a hidden thing the caller does not own.
  * @throws NotFoundError
  */
-export async function listThingTips(s: Services, principal: Principal, thingId: number, page: PageRequest): Promise<TipRecord[]> {
+export async function listThingTips(
+  s: Services,
+  principal: Principal,
+  thingId: number,
+  page: PageRequest,
+): Promise<TipRecord[]> {
   const thing = await getThing(s, thingId);
   return listTipsOnThing(s.database.db, thing.id, principal.userId, page);
 }

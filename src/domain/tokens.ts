@@ -13,7 +13,12 @@ import { getUser } from './users.ts';
  * @returns the token in clear: shown once, stored only as a hash.
  * @throws NotFoundError (user), InvalidScopeError.
  */
-export async function issueToken(s: Services, username: string, scopes: string, clientId: number | null = null): Promise<string> {
+export async function issueToken(
+  s: Services,
+  username: string,
+  scopes: string,
+  clientId: number | null = null,
+): Promise<string> {
   const list = parseScopes(scopes);
   for (const sc of list) if (!isScope(sc)) throw new InvalidScopeError(sc);
   const user = await getUser(s, username);

@@ -36,7 +36,8 @@ export function checkThingUrl(raw: unknown): { url: string; key: string } {
   if (typeof raw !== 'string') throw new ValidationError('Invalid url: url is required');
   const url = raw.trim();
   const parsed = parseHttpUrl(url);
-  if (!parsed) throw new ValidationError('Invalid url: an absolute http or https URL of at most 2048 characters is required');
+  if (!parsed)
+    throw new ValidationError('Invalid url: an absolute http or https URL of at most 2048 characters is required');
   return { url, key: urlKey(parsed) };
 }
 

@@ -4,7 +4,13 @@
  */
 import { inTransaction, isUniqueViolation } from '../db/transaction.ts';
 import { randomBytes } from 'node:crypto';
-import { findPasswordHash, findUserById, findUserByUsername, insertUser, type Means } from '../db/repositories/users.ts';
+import {
+  findPasswordHash,
+  findUserById,
+  findUserByUsername,
+  insertUser,
+  type Means,
+} from '../db/repositories/users.ts';
 import { ensureAccount, postTransaction } from '../db/repositories/ledger.ts';
 import { hashPassword, unboundedHashing } from '../auth/passwords.ts';
 import { parseBoolean } from './input.ts';
@@ -35,14 +41,18 @@ export async function registerUser(
   input: { username: string; email?: string; password?: string },
 ): Promise<UserRecord> {
   if (!USERNAME_PATTERN.test(input.username)) {
-    throw new ValidationError('Invalid username: 2–32 letters, digits, "_" or "-", starting with a letter or digit', 'users');
+    throw new ValidationError(
+      'Invalid username: 2–32 letters, digits, "_" or "-", starting with a letter or digit',
+      'users',
+    );
   }
   const email = (input.email ?? '').trim();
   if (email && !EMAIL_PATTERN.test(email)) throw new ValidationError('Invalid email', 'users');
   if (input.password !== undefined && input.password.length < 8) {
     throw new ValidationError('Invalid password: at least 8 characters', 'users');
   }
-  const passwordHash = input.password !== undefined ? await (s.passwordHashing ?? unboundedHashing).hash(input.password) : null;
+  const passwordHash =
+    input.password !== undefined ? await (s.passwordHashing ?? unboundedHashing).hash(input.password) : null;
   const now = s.clock.now();
   try {
     await inTransaction(s.database, async (trx) => {
@@ -75,8 +85,12 @@ export async function fundUser(
   s: Services,
   input: { username: string; cents: number; budgetCents?: number; reference?: string },
 ): Promise<UserRecord> {
-  if (!Number.isSafeInteger(input.cents) || input.cents < 0) throw new ValidationError('cents must be a whole number ≥ 0', 'users');
-  if (input.budgetCents !== undefined && (!Number.isSafeInteger(input.budgetCents) || input.budgetCents < 0 || input.budgetCents > MAX_BUDGET_CENTS)) {
+  if (!Number.isSafeInteger(input.cents) || input.cents < 0)
+    throw new ValidationError('cents must be a whole number ≥ 0', 'users');
+  if (
+    input.budgetCents !== undefined &&
+    (!Number.isSafeInteger(input.budgetCents) || input.budgetCents < 0 || input.budgetCents > MAX_BUDGET_CENTS)
+  ) {
     throw new ValidationError(`budget must be a whole number of cents from 0 to ${MAX_BUDGET_CENTS}`, 'users');
   }
   const user = await getUser(s, input.username);
@@ -98,7 +112,11 @@ export async function fundUser(
       );
     }
     if (input.budgetCents !== undefined) {
-      await trx.updateTable('users').set({ budget_cents: input.budgetCents, updated_at: now }).where('id', '=', user.id).execute();
+      await trx
+        .updateTable('users')
+        .set({ budget_cents: input.budgetCents, updated_at: now })
+        .where('id', '=', user.id)
+        .execute();
     }
   });
   return getUser(s, input.username);
@@ -134,7 +152,15 @@ export interface ProfileInput {
 }
 
 /** Longest value of each profile text field, in characters (docs/api.md "Users"). */
-export const PROFILE_LIMITS = { firstname: 100, lastname: 100, about: 1000, city: 100, country: 100, url: 2048, avatar: 2048 } as const;
+export const PROFILE_LIMITS = {
+  firstname: 100,
+  lastname: 100,
+  about: 1000,
+  city: 100,
+  country: 100,
+  url: 2048,
+  avatar: 2048,
+} as const;
 
 /**
  * Validates profile input (issue 6, website settings). Strings are trimmed; `about` may hold line
@@ -150,14 +176,18 @@ export function parseProfile(raw: Record<string, unknown>): ProfileInput {
     const value = v.trim();
     if ([...value].length > max) throw new ValidationError(`Invalid ${field}: at most ${max} characters`, 'users');
     const control = field === 'about' ? /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/ : /[\u0000-\u001f\u007f]/;
-    if (control.test(value) || !value.isWellFormed()) throw new ValidationError(`Invalid ${field}: control characters are not allowed`, 'users');
+    if (control.test(value) || !value.isWellFormed())
+      throw new ValidationError(`Invalid ${field}: control characters are not allowed`, 'users');
     if ((field === 'url' || field === 'avatar') && value !== '' && !parseHttpUrl(value)) {
       throw new ValidationError(`Invalid ${field}: an absolute http or https URL is required`, 'users');
     }
     out[field] = value;
   }
   const hide = raw.hideTips;
-  return { ...(out as Omit<ProfileInput, 'hideTips'>), hideTips: hide === true || (typeof hide === 'string' && parseBoolean(hide) === true) };
+  return {
+    ...(out as Omit<ProfileInput, 'hideTips'>),
+    hideTips: hide === true || (typeof hide === 'string' && parseBoolean(hide) === true),
+  };
 }
 
 /**
@@ -194,8 +224,15 @@ export async function updateProfile(s: Services, userId: number, input: Record<s
  * @returns the user, or undefined when the username or password is wrong.
  * @throws PasswordHashingBusyError when the server's hashing queue is full (nothing was checked).
  */
-export async function authenticateUser(s: Services, username: string, password: string): Promise<UserRecord | undefined> {
-  const user = typeof username === 'string' && username.length <= 64 ? await findUserByUsername(s.database.db, username) : undefined;
+export async function authenticateUser(
+  s: Services,
+  username: string,
+  password: string,
+): Promise<UserRecord | undefined> {
+  const user =
+    typeof username === 'string' && username.length <= 64
+      ? await findUserByUsername(s.database.db, username)
+      : undefined;
   const hash = user ? await findPasswordHash(s.database.db, user.id) : null;
   const ok = await (s.passwordHashing ?? unboundedHashing).verify(password, hash ?? (await dummyHash()));
   return user && hash && ok ? user : undefined;

@@ -7,7 +7,15 @@
  * XML 1.0 cannot carry are dropped first. Pure functions: no database, no clock, no request.
  */
 import { XMLBuilder } from 'fast-xml-parser';
-import { activityId, activityTitle, isoWithOffset, profilePage, thingName, thingPage, type ActivityItem } from './activitystreams.ts';
+import {
+  activityId,
+  activityTitle,
+  isoWithOffset,
+  profilePage,
+  thingName,
+  thingPage,
+  type ActivityItem,
+} from './activitystreams.ts';
 import { xmlSafe } from './xml.ts';
 
 export const ATOM_NS = 'http://www.w3.org/2005/Atom';

@@ -99,6 +99,8 @@ export function negotiate(
  */
 export function describeFormats(available: readonly Format[]): string {
   const types = available.flatMap((f) => OFFERED[f].map((t) => t.split(';')[0]!));
-  const jsonp = available.some((f) => JSONP_FORMATS.has(f)) ? '; JSONP: application/javascript with ?jsonp=<callback>' : '';
+  const jsonp = available.some((f) => JSONP_FORMATS.has(f))
+    ? '; JSONP: application/javascript with ?jsonp=<callback>'
+    : '';
   return `${available.map((f) => `.${f}`).join(', ')} (Accept: ${types.join(', ')}${jsonp})`;
 }

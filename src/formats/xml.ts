@@ -7,15 +7,31 @@
  */
 import { XMLBuilder } from 'fast-xml-parser';
 
-const builder = new XMLBuilder({ format: false, suppressEmptyNode: false, processEntities: true, suppressBooleanAttributes: false });
+const builder = new XMLBuilder({
+  format: false,
+  suppressEmptyNode: false,
+  processEntities: true,
+  suppressBooleanAttributes: false,
+});
 
 /** Characters XML 1.0 cannot carry (C0 controls but tab/LF/CR, U+FFFE/U+FFFF, lone surrogates). */
-const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const INVALID_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** `text` without the characters XML 1.0 cannot carry (used by every XML rendering, Atom included). */
 export const xmlSafe = (text: string): string => text.replace(INVALID_XML, '');
 
-const IRREGULAR: Record<string, string> = { categories: 'category', activities: 'activity', things: 'thing', items: 'item', tips: 'tip', tags: 'tag', languages: 'language', subscriptions: 'subscription', users: 'user' };
+const IRREGULAR: Record<string, string> = {
+  categories: 'category',
+  activities: 'activity',
+  things: 'thing',
+  items: 'item',
+  tips: 'tip',
+  tags: 'tag',
+  languages: 'language',
+  subscriptions: 'subscription',
+  users: 'user',
+};
 
 /** The element name of one member of an array named `plural`. */
 export function singular(plural: string): string {

@@ -17,12 +17,21 @@ export interface RouteContext {
 }
 
 /** Full user records for `full` renderings, or undefined when `full` is off. */
-export async function fullUsers(ctx: RouteContext, full: boolean, ids: number[]): Promise<Map<number, UserRecord> | undefined> {
+export async function fullUsers(
+  ctx: RouteContext,
+  full: boolean,
+  ids: number[],
+): Promise<Map<number, UserRecord> | undefined> {
   return full ? findUsersByIds(ctx.services.database.db, ids) : undefined;
 }
 
 /** Things in the full representation, with the caller's per-viewer fields. */
-export async function presentThingsFor(ctx: RouteContext, request: FastifyRequest, things: ThingRecord[], full: boolean) {
+export async function presentThingsFor(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  things: ThingRecord[],
+  full: boolean,
+) {
   const [viewer, owners] = await Promise.all([
     viewerState(ctx.services, request.principal, things),
     fullUsers(ctx, full, ownerIds(things)),

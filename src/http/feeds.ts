@@ -18,7 +18,13 @@ export const wantsFeed = (request: FastifyRequest): boolean => request.format ==
 
 /** Activity rows as feed items (verb, time, actor, thing). */
 export function activityItems(activities: readonly ActivityRecord[]): ActivityItem[] {
-  return activities.map((a) => ({ id: a.id, verb: a.verb, published: a.createdAt, actor: a.actor.username, thing: a.thing }));
+  return activities.map((a) => ({
+    id: a.id,
+    verb: a.verb,
+    published: a.createdAt,
+    actor: a.actor.username,
+    thing: a.thing,
+  }));
 }
 
 /** Tips as `like` items: the tipper tipped the thing, at the tip's time. */
@@ -36,7 +42,15 @@ export function tipItems(tips: readonly TipRecord[]): ActivityItem[] {
 export function thingItems(things: readonly ThingRecord[]): ActivityItem[] {
   return things.flatMap((t) =>
     t.owner.kind === 'user'
-      ? [{ id: t.id, verb: 'post' as const, published: t.createdAt, actor: t.owner.username, thing: { id: t.id, title: t.title, url: t.url } }]
+      ? [
+          {
+            id: t.id,
+            verb: 'post' as const,
+            published: t.createdAt,
+            actor: t.owner.username,
+            thing: { id: t.id, title: t.title, url: t.url },
+          },
+        ]
       : [],
   );
 }
@@ -65,7 +79,10 @@ export function pageQuery(page: PageRequest): Array<[string, string]> {
 }
 
 /** The website profile of a user, as a feed author. */
-export const userAuthor = (ctx: RouteContext, username: string) => ({ name: username, uri: profilePage(ctx.urls.site, username) });
+export const userAuthor = (ctx: RouteContext, username: string) => ({
+  name: username,
+  uri: profilePage(ctx.urls.site, username),
+});
 
 /** The address the request was made at, as a `.atom` URL on the public origin (`jsonp` dropped). */
 function selfUrl(ctx: RouteContext, request: FastifyRequest): string {

@@ -12,7 +12,8 @@ export type Query = Record<string, unknown>;
 function positiveInt(name: string, raw: unknown, dflt: number, max: number): number {
   const v = single(raw);
   if (v === undefined || v === '') return dflt;
-  if (typeof v !== 'string' || !/^\d{1,9}$/.test(v.trim())) throw new InvalidParametersError(`${name} must be a whole number from 1 to ${max}`);
+  if (typeof v !== 'string' || !/^\d{1,9}$/.test(v.trim()))
+    throw new InvalidParametersError(`${name} must be a whole number from 1 to ${max}`);
   const n = Number(v.trim());
   if (n < 1 || n > max) throw new InvalidParametersError(`${name} must be a whole number from 1 to ${max}`);
   return n;
@@ -23,7 +24,10 @@ export const MAX_COUNT = 100;
 const MAX_PAGE = 1_000_000;
 
 export function parsePage(query: Query): PageRequest {
-  return { count: positiveInt('count', query.count, DEFAULT_COUNT, MAX_COUNT), page: positiveInt('page', query.page, 1, MAX_PAGE) };
+  return {
+    count: positiveInt('count', query.count, DEFAULT_COUNT, MAX_COUNT),
+    page: positiveInt('page', query.page, 1, MAX_PAGE),
+  };
 }
 
 export function parseFull(query: Query): boolean {

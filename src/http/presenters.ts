@@ -58,7 +58,8 @@ export function presentUser(urls: Urls, u: UserRecord, extended?: BudgetView): R
  * owner is `{type: "user", resource: "", link: "", username: ""}` plus `identity` (docs/api.md).
  */
 function presentOwner(urls: Urls, owner: OwnerRef, fullOwners?: Map<number, UserRecord>): Record<string, unknown> {
-  if (owner.kind === 'identity') return { type: 'user', resource: '', link: '', username: '', identity: owner.identity };
+  if (owner.kind === 'identity')
+    return { type: 'user', resource: '', link: '', username: '', identity: owner.identity };
   const full = fullOwners?.get(owner.userId);
   return full ? presentUser(urls, full) : presentUserSummary(urls, owner.username);
 }
@@ -141,7 +142,12 @@ export function presentThingShort(urls: Urls, t: ThingRecord): Record<string, un
  * @param full when given, users by id for full owners (thing owners and tippers).
  * @param viewer with `full` and a token: the caller's `tipped`/`subscribed` state of the things.
  */
-export function presentTip(urls: Urls, tip: TipRecord, full?: Map<number, UserRecord>, viewer?: ViewerState): Record<string, unknown> {
+export function presentTip(
+  urls: Urls,
+  tip: TipRecord,
+  full?: Map<number, UserRecord>,
+  viewer?: ViewerState,
+): Record<string, unknown> {
   const tipper = full?.get(tip.tipper.id);
   return {
     type: 'tip',
@@ -160,7 +166,11 @@ export function ownerIds(things: ThingRecord[]): number[] {
  * Search result (api-v2.md "Search result"): `total_items` (matches over all pages), `items`
  * (things on this page), `page` (1-based), `things` (already presented, in order).
  */
-export function presentSearchResult(total: number, page: number, things: Record<string, unknown>[]): Record<string, unknown> {
+export function presentSearchResult(
+  total: number,
+  page: number,
+  things: Record<string, unknown>[],
+): Record<string, unknown> {
   return { total_items: total, items: things.length, page, things };
 }
 
@@ -178,5 +188,11 @@ export function presentSubscription(
   const presented = presentThing(urls, thing, viewer);
   const owner = presented.owner as Record<string, unknown>;
   presented.owner = { ...owner, id: thing.owner.kind === 'user' ? String(thing.owner.userId) : '' };
-  return { type: 'subscription', active: sub.active, created_at: sub.createdAt, started_at: sub.startedAt, thing: presented };
+  return {
+    type: 'subscription',
+    active: sub.active,
+    created_at: sub.createdAt,
+    started_at: sub.startedAt,
+    thing: presented,
+  };
 }

@@ -43,8 +43,12 @@ export class SearchRenderCache {
     private readonly database: Database,
     maxBytes = DEFAULT_RENDER_CACHE_BYTES,
   ) {
-    if (!database.externalChanges) throw new Error('rendered search answers need a database whose external changes can be seen (SQLite)');
-    this.rendered = new LRUCache<SearchPage, Rendered>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (r) => Math.max(1, r.body.length) });
+    if (!database.externalChanges)
+      throw new Error('rendered search answers need a database whose external changes can be seen (SQLite)');
+    this.rendered = new LRUCache<SearchPage, Rendered>({
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (r) => Math.max(1, r.body.length),
+    });
   }
 
   /**

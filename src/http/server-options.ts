@@ -17,7 +17,10 @@ import { errorUri, type ErrorBody } from './plugins/errors.ts';
 const DEADLINE_CHECK_INTERVAL_MS = 1000;
 
 /** The timeout settings, in seconds. */
-export type TimeoutSettings = Pick<Config, 'headersTimeoutSeconds' | 'requestTimeoutSeconds' | 'idleTimeoutSeconds' | 'keepAliveTimeoutSeconds'>;
+export type TimeoutSettings = Pick<
+  Config,
+  'headersTimeoutSeconds' | 'requestTimeoutSeconds' | 'idleTimeoutSeconds' | 'keepAliveTimeoutSeconds'
+>;
 
 /**
  * Options for `Fastify({...})` that bound how long a client may hold a connection:
@@ -32,14 +35,20 @@ export type TimeoutSettings = Pick<Config, 'headersTimeoutSeconds' | 'requestTim
  * in the error shape (`clientErrorHandler`).
  * @param publicUrl origin for the error's `error_uri`.
  */
-export function serverOptions(settings: TimeoutSettings, publicUrl: string): Pick<FastifyServerOptions, 'connectionTimeout' | 'keepAliveTimeout' | 'requestTimeout' | 'clientErrorHandler'> & {
+export function serverOptions(
+  settings: TimeoutSettings,
+  publicUrl: string,
+): Pick<FastifyServerOptions, 'connectionTimeout' | 'keepAliveTimeout' | 'requestTimeout' | 'clientErrorHandler'> & {
   http: { headersTimeout: number; connectionsCheckingInterval: number };
 } {
   return {
     connectionTimeout: settings.idleTimeoutSeconds * 1000,
     keepAliveTimeout: settings.keepAliveTimeoutSeconds * 1000,
     requestTimeout: settings.requestTimeoutSeconds * 1000,
-    http: { headersTimeout: settings.headersTimeoutSeconds * 1000, connectionsCheckingInterval: DEADLINE_CHECK_INTERVAL_MS },
+    http: {
+      headersTimeout: settings.headersTimeoutSeconds * 1000,
+      connectionsCheckingInterval: DEADLINE_CHECK_INTERVAL_MS,
+    },
     clientErrorHandler: clientErrorResponder(publicUrl),
   };
 }
@@ -62,7 +71,11 @@ export function clientErrorResponder(publicUrl: string): (err: Error & { code?: 
           : [400, 'The request is not valid HTTP'];
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (socket.writable && !inFlight?.headersSent) {
-      const body: ErrorBody = { error: 'invalid_request', error_description: description, error_uri: errorUri(publicUrl, 'api') };
+      const body: ErrorBody = {
+        error: 'invalid_request',
+        error_description: description,
+        error_uri: errorUri(publicUrl, 'api'),
+      };
       const text = JSON.stringify(body);
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json;charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,

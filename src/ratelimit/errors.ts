@@ -8,6 +8,10 @@ export class RateLimitExceededError extends DomainError {
    * @param reset Unix seconds at which the window ends and the allowance renews
    */
   constructor(limit: number, reset: number) {
-    super('rate_limit_exceeded', `Rate limit exceeded: ${limit} requests per hour; the allowance renews at ${httpDate(reset)}`, 'limits');
+    super(
+      'rate_limit_exceeded',
+      `Rate limit exceeded: ${limit} requests per hour; the allowance renews at ${httpDate(reset)}`,
+      'limits',
+    );
   }
 }

@@ -48,7 +48,10 @@ export class FailureLimits {
   async succeeded(account: string, ip: string): Promise<void> {
     const network = clientNetwork(ip);
     const [first, ...wider] = this.tiers;
-    await Promise.all([first.limit.reset(first.key(account, network)), ...wider.map((t) => t.limit.refund(t.key(account, network)))]);
+    await Promise.all([
+      first.limit.reset(first.key(account, network)),
+      ...wider.map((t) => t.limit.refund(t.key(account, network))),
+    ]);
   }
 
   /** The attempt was not decided (the secret was never checked): every tier gets it back. */

@@ -25,8 +25,12 @@ export function clientNetwork(ip: string): string {
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   // An embedded dotted IPv4 tail only ever lies in the last 32 bits, outside the /64.
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /** Whom a request is counted against (`ip`: see clientNetwork). */
@@ -38,7 +42,9 @@ export type Subject = { kind: 'anonymous'; ip: string } | { kind: 'token'; userI
  * counted, then refused with 401).
  */
 export function subjectOf(principal: Principal | undefined, ip: string): Subject {
-  return principal ? { kind: 'token', userId: principal.userId, clientId: principal.clientId } : { kind: 'anonymous', ip: clientNetwork(ip) };
+  return principal
+    ? { kind: 'token', userId: principal.userId, clientId: principal.clientId }
+    : { kind: 'anonymous', ip: clientNetwork(ip) };
 }
 
 /** The key of a subject within a window: `ip:<network>` or `user:<id>:client:<id|none>`. */
@@ -68,8 +74,16 @@ export class RateLimiter {
     opts: RateLimiterOptions,
     private readonly ownsStore = false,
   ) {
-    this.anonymous = new FixedWindowLimit(counters, { limit: opts.anonymousLimit, windowSeconds: WINDOW_SECONDS, clock: opts.clock });
-    this.authenticated = new FixedWindowLimit(counters, { limit: opts.authenticatedLimit, windowSeconds: WINDOW_SECONDS, clock: opts.clock });
+    this.anonymous = new FixedWindowLimit(counters, {
+      limit: opts.anonymousLimit,
+      windowSeconds: WINDOW_SECONDS,
+      clock: opts.clock,
+    });
+    this.authenticated = new FixedWindowLimit(counters, {
+      limit: opts.authenticatedLimit,
+      windowSeconds: WINDOW_SECONDS,
+      clock: opts.clock,
+    });
   }
 
   /** `memory` or `redis`, for logs and docs */

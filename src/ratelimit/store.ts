@@ -42,7 +42,14 @@ export class CounterStore {
     const keyPrefix = name ? `${this.keyPrefix}:${name}` : this.keyPrefix;
     const memory = new RateLimiterMemory({ points, duration, keyPrefix });
     if (!this.redis) return memory;
-    return new RateLimiterRedis({ storeClient: this.redis.client, points, duration, keyPrefix, rejectIfRedisNotReady: true, insuranceLimiter: memory });
+    return new RateLimiterRedis({
+      storeClient: this.redis.client,
+      points,
+      duration,
+      keyPrefix,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: memory,
+    });
   }
 
   /** Releases the store (closes the Redis connection). */

@@ -34,7 +34,10 @@ export type SchedulerLog = (line: string) => void;
  * @returns what was done; nothing when every ended period is settled and the current one renewed.
  */
 export async function runSchedulerTick(s: Services, log: SchedulerLog = () => {}): Promise<TickReport> {
-  const report: TickReport = { purgedCodes: await deleteUnusedExpiredCodes(s.database.db, s.clock.now() - CODE_RETENTION_SECONDS), settlements: [] };
+  const report: TickReport = {
+    purgedCodes: await deleteUnusedExpiredCodes(s.database.db, s.clock.now() - CODE_RETENTION_SECONDS),
+    settlements: [],
+  };
   for (const period of await unsettledPeriods(s)) {
     const r = await settlePeriod(s, { period });
     report.settlements.push(r);
@@ -47,8 +50,17 @@ export async function runSchedulerTick(s: Services, log: SchedulerLog = () => {}
   if (row?.renewed_at != null) return report;
   report.renewal = await renewSubscriptions(s, { period });
   for (const line of await describeRenewal(s, report.renewal)) log(`scheduler: ${line}`);
-  await db.insertInto('periods').values({ period }).onConflict((oc) => oc.column('period').doNothing()).execute();
-  await db.updateTable('periods').set({ renewed_at: s.clock.now() }).where('period', '=', period).where('renewed_at', 'is', null).execute();
+  await db
+    .insertInto('periods')
+    .values({ period })
+    .onConflict((oc) => oc.column('period').doNothing())
+    .execute();
+  await db
+    .updateTable('periods')
+    .set({ renewed_at: s.clock.now() })
+    .where('period', '=', period)
+    .where('renewed_at', 'is', null)
+    .execute();
   return report;
 }
 
@@ -61,14 +73,19 @@ export interface Scheduler {
  * Starts checking now and then every `intervalSeconds`. Checks never overlap; a failed check is
  * logged and retried at the next interval.
  */
-export function startScheduler(s: Services, opts: { intervalSeconds: number; log: SchedulerLog; logError: SchedulerLog }): Scheduler {
+export function startScheduler(
+  s: Services,
+  opts: { intervalSeconds: number; log: SchedulerLog; logError: SchedulerLog },
+): Scheduler {
   let running: Promise<void> | undefined;
   let stopped = false;
   const tick = () => {
     if (running || stopped) return;
     running = runSchedulerTick(s, opts.log)
       .then(() => undefined)
-      .catch((err: unknown) => opts.logError(`scheduler: check failed: ${err instanceof Error ? err.message : String(err)}`))
+      .catch((err: unknown) =>
+        opts.logError(`scheduler: check failed: ${err instanceof Error ? err.message : String(err)}`),
+      )
       .finally(() => {
         running = undefined;
       });

@@ -15,7 +15,8 @@ export const API_DOCS_PATH = '/docs/api';
 
 /** Headers of the HTML page: the stylesheet from this origin, no scripts, no framing. */
 export const API_DOCS_HEADERS: Record<string, string> = {
-  'content-security-policy': "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
 };
@@ -38,7 +39,10 @@ export function registerApiDocs(app: FastifyInstance, file: URL = new URL('../..
   app.get(API_DOCS_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('vary', 'Accept');
     // Offered with the charset sent, so `text/markdown;charset=utf-8` matches (RFC 9110 §12.5.1).
-    const wanted = new Negotiator({ headers: { accept: request.headers.accept ?? '*/*' } }).mediaType(['text/markdown;charset=utf-8', 'text/html;charset=utf-8']);
+    const wanted = new Negotiator({ headers: { accept: request.headers.accept ?? '*/*' } }).mediaType([
+      'text/markdown;charset=utf-8',
+      'text/html;charset=utf-8',
+    ]);
     if (wanted === 'text/html;charset=utf-8') {
       html ??= import('./markdown-page.ts')
         .then((m) => m.renderDocsPage(markdown).html)
@@ -46,7 +50,10 @@ export function registerApiDocs(app: FastifyInstance, file: URL = new URL('../..
           html = undefined; // a failed load is tried again by the next request
           throw err;
         });
-      return reply.headers(API_DOCS_HEADERS).type(HTML_TYPE).send(await html);
+      return reply
+        .headers(API_DOCS_HEADERS)
+        .type(HTML_TYPE)
+        .send(await html);
     }
     return reply.type(MARKDOWN_TYPE).send(markdown);
   });

@@ -49,7 +49,13 @@ export interface WebContext {
     status?: number,
   ): FastifyReply;
   /** Renders the error page with `status`. */
-  errorPage(request: FastifyRequest, reply: FastifyReply, status: number, heading: string, message: string): FastifyReply;
+  errorPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    heading: string,
+    message: string,
+  ): FastifyReply;
 }
 
 export interface WebOptions {
@@ -110,7 +116,11 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
     const status = await limits.pages.hit(clientNetwork(request.ip));
     if (!status.exceeded) return;
     reply.header('retry-after', String(status.retryAfter));
-    return sendBarePage(reply, 429, `Too many pages were requested from your network in the last hour. Please try again in ${minutesText(status.retryAfter)}.`);
+    return sendBarePage(
+      reply,
+      429,
+      `Too many pages were requested from your network in the last hour. Please try again in ${minutesText(status.retryAfter)}.`,
+    );
   });
 
   await app.register(cookie);
@@ -144,16 +154,27 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
     }
     const status = (err as FastifyError).statusCode;
     if (status && status >= 400 && status < 500) {
-      const message = status === 413 ? 'The form sent too much data.' : 'The form could not be read. Go back and try again.';
+      const message =
+        status === 413 ? 'The form sent too much data.' : 'The form could not be read. Go back and try again.';
       return ctx.errorPage(request, reply, status === 413 ? 413 : 400, HEADINGS[status === 413 ? 413 : 400]!, message);
     }
     request.log.error({ err }, 'unexpected failure on a website page');
-    return ctx.errorPage(request, reply, 500, HEADINGS[500]!, 'Something went wrong on our side; nothing was changed. Please try again.');
+    return ctx.errorPage(
+      request,
+      reply,
+      500,
+      HEADINGS[500]!,
+      'Something went wrong on our side; nothing was changed. Please try again.',
+    );
   });
 
   /** GET /static/site.css — the one stylesheet (not counted against the page limit). */
   app.get(STYLESHEET, async (_request, reply) =>
-    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(CSS),
+    reply
+      .type('text/css; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .header('x-content-type-options', 'nosniff')
+      .send(CSS),
   );
 
   accountRoutes(app, ctx);
@@ -170,9 +191,15 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
  * undefined — leaving the API's JSON error shape — for paths under `apiPrefix` and for clients
  * that did not ask for HTML.
  */
-export function sendBareErrorPage(request: FastifyRequest, reply: FastifyReply, apiPrefix: string, status: number, message: string): FastifyReply | undefined {
-  if (request.url === apiPrefix || request.url.startsWith(`${apiPrefix}/`) || request.url.startsWith(`${apiPrefix}?`)) return undefined;
+export function sendBareErrorPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  apiPrefix: string,
+  status: number,
+  message: string,
+): FastifyReply | undefined {
+  if (request.url === apiPrefix || request.url.startsWith(`${apiPrefix}/`) || request.url.startsWith(`${apiPrefix}?`))
+    return undefined;
   if (!/\btext\/html\b/i.test(request.headers.accept ?? '')) return undefined;
   return sendBarePage(reply, status, message);
 }
-

@@ -33,14 +33,20 @@ export interface WebLimits {
 
 /** The limits from the settings, over `store`. */
 export function createWebLimits(store: CounterStore, config: Config, clock: Clock): WebLimits {
-  const hourly = (name: string, limit: number) => new FixedWindowLimit(store, { name, limit, windowSeconds: HOUR_SECONDS, clock });
+  const hourly = (name: string, limit: number) =>
+    new FixedWindowLimit(store, { name, limit, windowSeconds: HOUR_SECONDS, clock });
   return {
     pages: hourly('pages', config.rateLimitPages),
     passwordForms: hourly('password-forms', config.rateLimitPasswordForms),
     signups: hourly('signups', config.rateLimitSignups),
     logins: new FailureLimits([
       {
-        limit: new FixedWindowLimit(store, { name: 'login-failures', limit: config.loginFailuresPerUserAndIp, windowSeconds: LOGIN_PAIR_WINDOW_SECONDS, clock }),
+        limit: new FixedWindowLimit(store, {
+          name: 'login-failures',
+          limit: config.loginFailuresPerUserAndIp,
+          windowSeconds: LOGIN_PAIR_WINDOW_SECONDS,
+          clock,
+        }),
         key: (username, network) => `${network}:${username}`,
       },
       { limit: hourly('login-failures-user', config.loginFailuresPerUser), key: (username) => username },

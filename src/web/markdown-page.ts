@@ -75,4 +75,3 @@ ${main}</main>
 `;
   return { html, ids };
 }
-

@@ -28,7 +28,8 @@ export const helpers = {
   /** Unix seconds → `YYYY-MM-DD` (UTC). */
   date: (unixSeconds: number) => (unixSeconds > 0 ? new Date(unixSeconds * 1000).toISOString().slice(0, 10) : ''),
   /** cents → `12.34` */
-  money: (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`,
+  money: (cents: number) =>
+    `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`,
   /** A URL for `href`/`src` only when it is http(s); '' otherwise (no `javascript:` links). */
   safeUrl: (url: string) => (/^https?:\/\//i.test(url) ? url : ''),
   /** The website path of a user's profile. */

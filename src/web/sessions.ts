@@ -66,13 +66,24 @@ export async function startSession(
   secure: boolean,
 ): Promise<WebSession> {
   const id = newSecret();
-  const session: WebSession = { idHash: hashSecret(id), userId: user.id, username: user.username, csrfSecret: newSecret() };
+  const session: WebSession = {
+    idHash: hashSecret(id),
+    userId: user.id,
+    username: user.username,
+    csrfSecret: newSecret(),
+  };
   const now = s.clock.now();
   const old = request.cookies[SESSION_COOKIE];
   await inTransaction(s.database, async (trx) => {
     if (old) await deleteSession(trx, hashSecret(old));
     await deleteExpiredSessions(trx, user.id, now);
-    await insertSession(trx, { idHash: session.idHash, userId: user.id, csrfSecret: session.csrfSecret, createdAt: now, expiresAt: now + SESSION_TTL });
+    await insertSession(trx, {
+      idHash: session.idHash,
+      userId: user.id,
+      csrfSecret: session.csrfSecret,
+      createdAt: now,
+      expiresAt: now + SESSION_TTL,
+    });
   });
   reply.setCookie(SESSION_COOKIE, id, cookieOptions(secure, SESSION_TTL));
   request.webSession = session;
@@ -80,7 +91,12 @@ export async function startSession(
 }
 
 /** Ends the request's session: deletes its row and clears the cookie. */
-export async function endSession(s: Services, request: FastifyRequest, reply: FastifyReply, secure: boolean): Promise<void> {
+export async function endSession(
+  s: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  secure: boolean,
+): Promise<void> {
   const id = request.cookies[SESSION_COOKIE];
   if (id) await deleteSession(s.database.db, hashSecret(id));
   reply.clearCookie(SESSION_COOKIE, cookieOptions(secure));

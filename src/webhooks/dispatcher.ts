@@ -72,7 +72,13 @@ const RESPONSE_LIMIT = 64 * 1024;
  * Sends one claimed delivery and records the attempt and its outcome in one transaction.
  * @returns 'delivered', 'retried' or 'failed'; 'lost' when the claim was lost meanwhile.
  */
-async function attempt(s: Services, d: DeliveryRecord, partner: PartnerRecord | undefined, worker: string, opts: DispatchOptions): Promise<'delivered' | 'retried' | 'failed' | 'lost'> {
+async function attempt(
+  s: Services,
+  d: DeliveryRecord,
+  partner: PartnerRecord | undefined,
+  worker: string,
+  opts: DispatchOptions,
+): Promise<'delivered' | 'retried' | 'failed' | 'lost'> {
   const started = Date.now();
   const attemptedAt = s.clock.now();
   let statusCode: number | null = null;
@@ -98,7 +104,8 @@ async function attempt(s: Services, d: DeliveryRecord, partner: PartnerRecord | 
         resolver: opts.resolver,
       });
       statusCode = res.status;
-      if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''}`;
+      if (res.status < 200 || res.status >= 300)
+        error = `HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''}`;
     } catch (err) {
       error = err instanceof FetchError ? `${err.kind}: ${err.message.replace(/^refused: /, '')}` : String(err);
     }

@@ -25,7 +25,8 @@ export function parseEventList(raw: string): EventKind[] {
   const kinds = [...new Set(raw.split(/[\s,]+/).filter((k) => k !== ''))];
   if (kinds.length === 0) throw new ValidationError(`events: name at least one of ${EVENT_KINDS.join(', ')}`, 'api');
   for (const k of kinds) {
-    if (!(k in EVENT_CATALOG)) throw new ValidationError(`events: unknown event "${k}" (known: ${EVENT_KINDS.join(', ')})`, 'api');
+    if (!(k in EVENT_CATALOG))
+      throw new ValidationError(`events: unknown event "${k}" (known: ${EVENT_KINDS.join(', ')})`, 'api');
   }
   return kinds as EventKind[];
 }

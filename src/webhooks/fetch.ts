@@ -86,7 +86,10 @@ async function requestOnce(req: GuardedRequest, deadline: number): Promise<Guard
       target.url,
       {
         method: req.method,
-        headers: { ...(req.body !== undefined ? { 'content-length': String(Buffer.byteLength(req.body)) } : {}), ...req.headers },
+        headers: {
+          ...(req.body !== undefined ? { 'content-length': String(Buffer.byteLength(req.body)) } : {}),
+          ...req.headers,
+        },
         lookup: pinnedLookup(target),
         agent: false,
       },
@@ -95,7 +98,13 @@ async function requestOnce(req: GuardedRequest, deadline: number): Promise<Guard
         let size = 0;
         const done = (tooLarge: boolean) =>
           finish(() => {
-            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks), tooLarge, finalUrl: target.url.href });
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              body: Buffer.concat(chunks),
+              tooLarge,
+              finalUrl: target.url.href,
+            });
           });
         response.on('data', (chunk: Buffer) => {
           if (settled) return;

@@ -29,7 +29,8 @@ import ipaddr from 'ipaddr.js';
 export type Resolver = (hostname: string) => Promise<string[]>;
 
 /** The system resolver (getaddrinfo, like every other client on the machine). */
-export const systemResolver: Resolver = async (hostname) => (await dns.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolver: Resolver = async (hostname) =>
+  (await dns.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
  * Whether private addresses are let through: a partner's or the operator's yes/no, or (tests) a
@@ -93,14 +94,18 @@ export interface ResolvedTarget {
  * @returns the parsed URL and its checked addresses, for `pinnedLookup`.
  * @throws UnsafeUrlError naming the refused address and its range, or an unresolvable name.
  */
-export async function resolveTarget(raw: string | URL, opts: { allowPrivate?: PrivateAllowance; resolver?: Resolver } = {}): Promise<ResolvedTarget> {
+export async function resolveTarget(
+  raw: string | URL,
+  opts: { allowPrivate?: PrivateAllowance; resolver?: Resolver } = {},
+): Promise<ResolvedTarget> {
   let url: URL;
   try {
     url = typeof raw === 'string' ? new URL(raw) : raw;
   } catch {
     throw new UnsafeUrlError(`not an absolute URL: ${String(raw)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsafeUrlError(`only http and https URLs are allowed (got ${url.protocol})`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UnsafeUrlError(`only http and https URLs are allowed (got ${url.protocol})`);
   const host = hostOf(url);
   if (!host) throw new UnsafeUrlError('the URL has no host');
   let addresses: string[];
@@ -118,7 +123,10 @@ export async function resolveTarget(raw: string | URL, opts: { allowPrivate?: Pr
   if (!allowed) {
     for (const a of addresses) {
       const range = forbiddenRange(a);
-      if (range) throw new UnsafeUrlError(host === a ? `refused: ${a} is a ${range} address` : `refused: ${host} resolves to ${a}, a ${range} address`);
+      if (range)
+        throw new UnsafeUrlError(
+          host === a ? `refused: ${a} is a ${range} address` : `refused: ${host} resolves to ${a}, a ${range} address`,
+        );
     }
   }
   return {
@@ -135,11 +143,22 @@ export async function resolveTarget(raw: string | URL, opts: { allowPrivate?: Pr
  * (never asking DNS again), in the shape the caller asks for (`all` or one address).
  */
 export function pinnedLookup(target: ResolvedTarget): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => {
-    const fam = options?.family === 6 || options?.family === 'IPv6' ? 6 : options?.family === 4 || options?.family === 'IPv4' ? 4 : 0;
+  return ((
+    _hostname: string,
+    options: { all?: boolean; family?: number | string },
+    callback: (...args: unknown[]) => void,
+  ) => {
+    const fam =
+      options?.family === 6 || options?.family === 'IPv6'
+        ? 6
+        : options?.family === 4 || options?.family === 'IPv4'
+          ? 4
+          : 0;
     const list: LookupAddress[] = target.addresses.filter((a) => fam === 0 || a.family === fam);
     if (list.length === 0) {
-      const err = Object.assign(new Error(`no ${fam ? `IPv${fam} ` : ''}address for ${target.url.hostname}`), { code: 'ENOTFOUND' });
+      const err = Object.assign(new Error(`no ${fam ? `IPv${fam} ` : ''}address for ${target.url.hostname}`), {
+        code: 'ENOTFOUND',
+      });
       if (options?.all) callback(err, []);
       else callback(err, '', 0);
       return;

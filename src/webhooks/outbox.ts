@@ -22,7 +22,10 @@ export function newMessageId(): string {
 export async function partnersFor(ex: Executor, identity: string, event: EventKind): Promise<PartnerRecord[]> {
   const id = parseIdentity(identity);
   if (!id) return [];
-  const candidates = id.kind === 'partner' ? [await findPartnerByNamespace(ex, id.namespace)].filter((p) => p !== undefined) : await listPartners(ex);
+  const candidates =
+    id.kind === 'partner'
+      ? [await findPartnerByNamespace(ex, id.namespace)].filter((p) => p !== undefined)
+      : await listPartners(ex);
   return candidates.filter((p) => p.events.includes(event));
 }
 
@@ -46,7 +49,13 @@ export async function enqueuePendingClick(
     claimUrl: claimUrl(siteUrl, tip.identity),
   });
   for (const p of partners) {
-    await insertDelivery(trx, { messageId: newMessageId(), partnerId: p.id, event: 'pendingclickcreate', payload, now: tip.now });
+    await insertDelivery(trx, {
+      messageId: newMessageId(),
+      partnerId: p.id,
+      event: 'pendingclickcreate',
+      payload,
+      now: tip.now,
+    });
   }
   return partners.length;
 }

@@ -24,7 +24,12 @@ export function isSigningSecret(secret: string): boolean {
  * @param timestamp Unix seconds of the attempt.
  * @param body the exact request body (form-encoded string).
  */
-export function signatureHeaders(secret: string, messageId: string, timestamp: number, body: string): Record<string, string> {
+export function signatureHeaders(
+  secret: string,
+  messageId: string,
+  timestamp: number,
+  body: string,
+): Record<string, string> {
   const signature = new Webhook(secret).sign(messageId, new Date(timestamp * 1000), body);
   return { 'webhook-id': messageId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
 }

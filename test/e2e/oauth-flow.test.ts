@@ -30,7 +30,9 @@ const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const SCREENSHOTS = new URL('./screenshots/', import.meta.url);
 if (!HAVE_CHROMIUM) {
-  console.warn(`\n[e2e] SKIPPED: ${CHROMIUM} is missing, so the browser tests do not run. Install it with: apt-get install -y chromium\n`);
+  console.warn(
+    `\n[e2e] SKIPPED: ${CHROMIUM} is missing, so the browser tests do not run. Install it with: apt-get install -y chromium\n`,
+  );
 }
 
 /** A free TCP port on 127.0.0.1 (the app's PUBLIC_URL must name it before the app is built). */
@@ -47,7 +49,11 @@ async function freePort(): Promise<number> {
  * and a random state; `/callback` checks the state, exchanges the code (HTTP Basic) and tips
  * `thingId` with the token, then shows what happened.
  */
-function clientApp(opts: { site: string; thingId: number; credentials: () => { clientId: string; clientSecret: string } }) {
+function clientApp(opts: {
+  site: string;
+  thingId: number;
+  credentials: () => { clientId: string; clientSecret: string };
+}) {
   const state = randomBytes(16).toString('base64url');
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
@@ -57,7 +63,15 @@ function clientApp(opts: { site: string; thingId: number; credentials: () => { c
     const url = new URL(req.url ?? '/', redirectUri);
     const { clientId, clientSecret } = opts.credentials();
     if (url.pathname === '/start') {
-      const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope: 'tip', state, code_challenge: challenge, code_challenge_method: 'S256' });
+      const q = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        scope: 'tip',
+        state,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
       res.writeHead(302, { location: `${opts.site}/oauth/authorize?${q}` }).end();
       return;
     }
@@ -68,16 +82,29 @@ function clientApp(opts: { site: string; thingId: number; credentials: () => { c
       }
       const tokenRes = await fetch(`${opts.site}/oauth/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` },
-        body: JSON.stringify({ grant_type: 'authorization_code', code: url.searchParams.get('code'), redirect_uri: redirectUri, code_verifier: verifier }),
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+        },
+        body: JSON.stringify({
+          grant_type: 'authorization_code',
+          code: url.searchParams.get('code'),
+          redirect_uri: redirectUri,
+          code_verifier: verifier,
+        }),
       });
       result.tokenStatus = tokenRes.status;
       const body = (await tokenRes.json()) as { access_token?: string; scope?: string };
       result.token = body.access_token;
       result.scope = body.scope;
-      const tip = await fetch(`${opts.site}/rest/v2/things/${opts.thingId}/tip`, { method: 'POST', headers: { authorization: `Bearer ${result.token}` } });
+      const tip = await fetch(`${opts.site}/rest/v2/things/${opts.thingId}/tip`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${result.token}` },
+      });
       result.tipStatus = tip.status;
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<h1 id="result">token ${result.tokenStatus}, tip ${result.tipStatus}</h1>`);
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(`<h1 id="result">token ${result.tokenStatus}, tip ${result.tipStatus}</h1>`);
       return;
     }
     res.writeHead(404).end();
@@ -93,109 +120,140 @@ function clientApp(opts: { site: string; thingId: number; credentials: () => { c
   };
 }
 
-describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, register an app, authorize it, revoke it (%s)', (engine) => {
-  let browser: Browser;
-  let app: FastifyInstance;
-  let database: TestDatabase;
-  let site: string;
-  let services: Services;
+describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)(
+  'browser: sign up, register an app, authorize it, revoke it (%s)',
+  (engine) => {
+    let browser: Browser;
+    let app: FastifyInstance;
+    let database: TestDatabase;
+    let site: string;
+    let services: Services;
 
-  beforeAll(async () => {
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    beforeAll(async () => {
+      const { chromium } = await import('playwright-core');
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+        ],
+      });
+      database = await createTestDatabase(engine);
+      const port = await freePort();
+      site = `http://127.0.0.1:${port}`;
+      const config = loadConfig({
+        PUBLIC_URL: site,
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: database.url,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      });
+      services = { database: database.database, clock: systemClock, siteUrl: config.siteUrl };
+      app = await buildApp({ config, database: database.database });
+      await app.listen({ port, host: '127.0.0.1' });
+      mkdirSync(SCREENSHOTS, { recursive: true });
+    }, 120_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await app?.close();
+      await database?.drop();
     });
-    database = await createTestDatabase(engine);
-    const port = await freePort();
-    site = `http://127.0.0.1:${port}`;
-    const config = loadConfig({ PUBLIC_URL: site, LOG_LEVEL: 'silent', DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1' });
-    services = { database: database.database, clock: systemClock, siteUrl: config.siteUrl };
-    app = await buildApp({ config, database: database.database });
-    await app.listen({ port, host: '127.0.0.1' });
-    mkdirSync(SCREENSHOTS, { recursive: true });
-  }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await database?.drop();
-  });
+    it('runs the whole flow in Chromium', async () => {
+      const owner = await buildUser(services);
+      const thingId = await buildThing(services, owner, { title: 'Tip me in a browser' });
+      const credentials = { clientId: '', clientSecret: '' };
+      const client = clientApp({ site, thingId, credentials: () => credentials });
+      const clientOrigin = await client.listen();
 
-  it('runs the whole flow in Chromium', async () => {
-    const owner = await buildUser(services);
-    const thingId = await buildThing(services, owner, { title: 'Tip me in a browser' });
-    const credentials = { clientId: '', clientSecret: '' };
-    const client = clientApp({ site, thingId, credentials: () => credentials });
-    const clientOrigin = await client.listen();
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } }); // a phone
+      const page = await context.newPage();
+      try {
+        // sign up
+        const username = uniqueName('e2e');
+        await page.goto(`${site}/signup`);
+        await page.fill('#username', username);
+        await page.fill('#email', `${username}@example.com`);
+        await page.fill('#password', 'a long enough password');
+        await Promise.all([
+          page.waitForURL(`${site}/?done=welcome`),
+          page.click('button[type=submit]:has-text("Create account")'),
+        ]);
+        expect(await page.textContent('main')).toContain(`You are logged in as ${username}`);
 
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } }); // a phone
-    const page = await context.newPage();
-    try {
-      // sign up
-      const username = uniqueName('e2e');
-      await page.goto(`${site}/signup`);
-      await page.fill('#username', username);
-      await page.fill('#email', `${username}@example.com`);
-      await page.fill('#password', 'a long enough password');
-      await Promise.all([page.waitForURL(`${site}/?done=welcome`), page.click('button[type=submit]:has-text("Create account")')]);
-      expect(await page.textContent('main')).toContain(`You are logged in as ${username}`);
+        // log out, log in
+        await Promise.all([
+          page.waitForURL(/\/login\?done=loggedout$/),
+          page.click('header button:has-text("Log out")'),
+        ]);
+        await page.fill('#username', username);
+        await page.fill('#password', 'a long enough password');
+        await Promise.all([page.waitForURL(`${site}/`), page.click('main button[type=submit]')]);
+        expect(await page.textContent('main')).toContain(`You are logged in as ${username}`);
 
-      // log out, log in
-      await Promise.all([page.waitForURL(/\/login\?done=loggedout$/), page.click('header button:has-text("Log out")')]);
-      await page.fill('#username', username);
-      await page.fill('#password', 'a long enough password');
-      await Promise.all([page.waitForURL(`${site}/`), page.click('main button[type=submit]')]);
-      expect(await page.textContent('main')).toContain(`You are logged in as ${username}`);
+        // means to tip: the operator funds the balance, the user sets the budget in Settings
+        await fundUser(services, { username, cents: 1000 });
+        await page.goto(`${site}/settings`);
+        await page.fill('#budget_cents', '500');
+        await Promise.all([
+          page.waitForURL(`${site}/settings?done=budget`),
+          page.click('button:has-text("Save budget")'),
+        ]);
+        expect(await page.textContent('dl.facts')).toContain('Able to tipyes');
 
-      // means to tip: the operator funds the balance, the user sets the budget in Settings
-      await fundUser(services, { username, cents: 1000 });
-      await page.goto(`${site}/settings`);
-      await page.fill('#budget_cents', '500');
-      await Promise.all([page.waitForURL(`${site}/settings?done=budget`), page.click('button:has-text("Save budget")')]);
-      expect(await page.textContent('dl.facts')).toContain('Able to tipyes');
+        // register an application: client id and secret shown once
+        await page.goto(`${site}/apps`);
+        await page.fill('#name', 'E2E Reader');
+        await page.fill('#callback_domain', '127.0.0.1');
+        // the exact redirect URI, without the port the client will listen on (RFC 8252 §7.3)
+        await page.fill('#redirect_uris', 'http://127.0.0.1/callback');
+        await Promise.all([page.waitForLoadState('load'), page.click('button:has-text("Register")')]);
+        expect(await page.textContent('ul.uris')).toBe('http://127.0.0.1/callback');
+        credentials.clientId = (await page.textContent('#new-client-id'))!.trim();
+        credentials.clientSecret = (await page.textContent('#new-client-secret'))!.trim();
+        expect(credentials.clientId).toMatch(/^[0-9a-f]{40}$/);
+        expect(credentials.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+        await page.screenshot({ path: new URL('apps.png', SCREENSHOTS).pathname, fullPage: true });
 
-      // register an application: client id and secret shown once
-      await page.goto(`${site}/apps`);
-      await page.fill('#name', 'E2E Reader');
-      await page.fill('#callback_domain', '127.0.0.1');
-      // the exact redirect URI, without the port the client will listen on (RFC 8252 §7.3)
-      await page.fill('#redirect_uris', 'http://127.0.0.1/callback');
-      await Promise.all([page.waitForLoadState('load'), page.click('button:has-text("Register")')]);
-      expect(await page.textContent('ul.uris')).toBe('http://127.0.0.1/callback');
-      credentials.clientId = (await page.textContent('#new-client-id'))!.trim();
-      credentials.clientSecret = (await page.textContent('#new-client-secret'))!.trim();
-      expect(credentials.clientId).toMatch(/^[0-9a-f]{40}$/);
-      expect(credentials.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      await page.screenshot({ path: new URL('apps.png', SCREENSHOTS).pathname, fullPage: true });
+        // the client sends the user to the consent page
+        await page.goto(`${clientOrigin}/start`);
+        await page.waitForURL(new RegExp(`^${site}/oauth/authorize\\?`));
+        expect(await page.textContent('h1')).toBe('Allow “E2E Reader” to use your account?');
+        expect(await page.textContent('ul.scopes')).toContain('Tip things and manage your subscriptions for you');
+        await page.screenshot({ path: new URL('consent.png', SCREENSHOTS).pathname, fullPage: true });
 
-      // the client sends the user to the consent page
-      await page.goto(`${clientOrigin}/start`);
-      await page.waitForURL(new RegExp(`^${site}/oauth/authorize\\?`));
-      expect(await page.textContent('h1')).toBe('Allow “E2E Reader” to use your account?');
-      expect(await page.textContent('ul.scopes')).toContain('Tip things and manage your subscriptions for you');
-      await page.screenshot({ path: new URL('consent.png', SCREENSHOTS).pathname, fullPage: true });
+        // approve → back at the client, which exchanged the code and tipped
+        await Promise.all([page.waitForURL(new RegExp(`^${clientOrigin}/callback\\?code=`)), page.click('#approve')]);
+        expect(await page.textContent('#result')).toBe('token 200, tip 200');
+        expect(client.result.scope).toBe('tip');
+        const thing = (await (await fetch(`${site}/rest/v2/things/${thingId}`)).json()) as { tips: number };
+        expect(thing.tips).toBe(1);
+        const me = await fetch(`${site}/rest/v2/user`, { headers: { authorization: `Bearer ${client.result.token}` } });
+        expect(me.status).toBe(200);
 
-      // approve → back at the client, which exchanged the code and tipped
-      await Promise.all([page.waitForURL(new RegExp(`^${clientOrigin}/callback\\?code=`)), page.click('#approve')]);
-      expect(await page.textContent('#result')).toBe('token 200, tip 200');
-      expect(client.result.scope).toBe('tip');
-      const thing = (await (await fetch(`${site}/rest/v2/things/${thingId}`)).json()) as { tips: number };
-      expect(thing.tips).toBe(1);
-      const me = await fetch(`${site}/rest/v2/user`, { headers: { authorization: `Bearer ${client.result.token}` } });
-      expect(me.status).toBe(200);
-
-      // the user revokes the application; the token stops working
-      await page.goto(`${site}/authorized`);
-      expect(await page.textContent('.app-name')).toBe('E2E Reader');
-      await Promise.all([page.waitForURL(`${site}/authorized?done=revoked`), page.click('button:has-text("Revoke access")')]);
-      expect(await page.textContent('main')).toContain('You have not allowed any application to act for you.');
-      const after = await fetch(`${site}/rest/v2/user`, { headers: { authorization: `Bearer ${client.result.token}` } });
-      expect(after.status).toBe(401);
-    } finally {
-      await context.close();
-      await new Promise<void>((resolve) => client.server.close(() => resolve()));
-    }
-  }, 120_000);
-});
+        // the user revokes the application; the token stops working
+        await page.goto(`${site}/authorized`);
+        expect(await page.textContent('.app-name')).toBe('E2E Reader');
+        await Promise.all([
+          page.waitForURL(`${site}/authorized?done=revoked`),
+          page.click('button:has-text("Revoke access")'),
+        ]);
+        expect(await page.textContent('main')).toContain('You have not allowed any application to act for you.');
+        const after = await fetch(`${site}/rest/v2/user`, {
+          headers: { authorization: `Bearer ${client.result.token}` },
+        });
+        expect(after.status).toBe(401);
+      } finally {
+        await context.close();
+        await new Promise<void>((resolve) => client.server.close(() => resolve()));
+      }
+    }, 120_000);
+  },
+);

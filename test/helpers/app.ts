@@ -21,7 +21,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function buildTestApp(engine: Engine, opts: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function buildTestApp(
+  engine: Engine,
+  opts: { clock?: Clock; env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const db = await createTestDatabase(engine);
   // DISCOVERY off unless a test turns it on: tests never fetch pages outside 127.0.0.1.
   const config = loadConfig({ PUBLIC_URL, LOG_LEVEL: 'silent', DATABASE_URL: db.url, DISCOVERY: 'off', ...opts.env });

@@ -15,7 +15,12 @@ export function principalOf(u: UserRecord): Principal {
 }
 
 /** Registers a user with `balance` cents funded and a monthly budget of `budget` cents. */
-export async function moneyUser(s: Services, balance: number, budget: number, username = uniqueName('m')): Promise<UserRecord> {
+export async function moneyUser(
+  s: Services,
+  balance: number,
+  budget: number,
+  username = uniqueName('m'),
+): Promise<UserRecord> {
   await registerUser(s, { username });
   return fundUser(s, { username, cents: balance, budgetCents: budget, reference: `test-funding:${username}` });
 }
@@ -29,7 +34,11 @@ export async function ownedThing(s: Services, owner: { userId: number } | { iden
 /** Everything money-related, without timestamps, in a stable order. */
 export async function ledgerSnapshot(s: Services) {
   const db = s.database.db;
-  const accounts = await db.selectFrom('ledger_accounts').select(['account_key', 'balance_cents']).orderBy('account_key').execute();
+  const accounts = await db
+    .selectFrom('ledger_accounts')
+    .select(['account_key', 'balance_cents'])
+    .orderBy('account_key')
+    .execute();
   const entries = await db
     .selectFrom('ledger_entries as e')
     .innerJoin('ledger_transactions as t', 't.id', 'e.transaction_id')

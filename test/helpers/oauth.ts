@@ -52,7 +52,13 @@ export async function authorizeCode(
   query: Record<string, string | undefined> = {},
 ): Promise<{ code: string; location: URL }> {
   const q: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: c.clientId, redirect_uri: REDIRECT_URI, scope: 'tip', ...query })) {
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: c.clientId,
+    redirect_uri: REDIRECT_URI,
+    scope: 'tip',
+    ...query,
+  })) {
     if (v !== undefined) q[k] = v;
   }
   const request = await validateAuthorizationRequest(s, q);

@@ -37,18 +37,32 @@ export class WebClient {
   /** GET a page as a browser would (Accept: text/html). */
   async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
     return this.keep(
-      await this.app.inject({ method: 'GET', url, remoteAddress: this.remoteAddress, headers: { accept: 'text/html,*/*;q=0.8', ...this.cookieHeader(), ...headers } }),
+      await this.app.inject({
+        method: 'GET',
+        url,
+        remoteAddress: this.remoteAddress,
+        headers: { accept: 'text/html,*/*;q=0.8', ...this.cookieHeader(), ...headers },
+      }),
     );
   }
 
   /** POST a form; `fields` go as given (include `_csrf` yourself, or use `submit`). */
-  async post(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+  async post(
+    url: string,
+    fields: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
     return this.keep(
       await this.app.inject({
         method: 'POST',
         url,
         remoteAddress: this.remoteAddress,
-        headers: { accept: 'text/html,*/*;q=0.8', 'content-type': 'application/x-www-form-urlencoded', ...this.cookieHeader(), ...headers },
+        headers: {
+          accept: 'text/html,*/*;q=0.8',
+          'content-type': 'application/x-www-form-urlencoded',
+          ...this.cookieHeader(),
+          ...headers,
+        },
         payload: new URLSearchParams(fields).toString(),
       }),
     );
@@ -81,7 +95,10 @@ export function csrfOf(html: string): string {
 }
 
 /** A registered user with a password (and, by default, means: balance 1000, budget 500 cents). */
-export async function buildWebUser(s: Services, opts: { username?: string; funded?: boolean } = {}): Promise<UserRecord> {
+export async function buildWebUser(
+  s: Services,
+  opts: { username?: string; funded?: boolean } = {},
+): Promise<UserRecord> {
   const username = opts.username ?? uniqueName('web');
   let user = await registerUser(s, { username, email: `${username}@example.com`, password: PASSWORD });
   if (opts.funded !== false) user = await fundUser(s, { username, cents: 1000, budgetCents: 500 });

@@ -61,7 +61,11 @@ function atom(res: LightMyRequestResponse): string {
   return res.body;
 }
 
-const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (name) => ['entry', 'link'].includes(name) });
+const xml = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  isArray: (name) => ['entry', 'link'].includes(name),
+});
 
 function expectError(res: LightMyRequestResponse, status: number, code: string): void {
   expect(res.statusCode, res.body).toBe(status);
@@ -87,7 +91,13 @@ async function activityRowId(t: TestApp, actorId: number, verb: string, thingId:
 
 /** The stored id of `tipperId`'s newest tip on `thingId`. */
 async function tipRowId(t: TestApp, tipperId: number, thingId: number): Promise<number> {
-  const r = await t.db.database.db.selectFrom('tips').select('id').where('tipper_id', '=', tipperId).where('thing_id', '=', thingId).orderBy('id', 'desc').executeTakeFirstOrThrow();
+  const r = await t.db.database.db
+    .selectFrom('tips')
+    .select('id')
+    .where('tipper_id', '=', tipperId)
+    .where('thing_id', '=', thingId)
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
   return r.id;
 }
 
@@ -103,12 +113,17 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       alice = await buildUser(t.services, { username: 'alice' });
       bob = await buildUser(t.services, { username: 'bob' });
       carol = await buildUser(t.services, { username: 'carol' });
-      const tip = (id: number, u: TestUser) => t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(u.token) });
+      const tip = (id: number, u: TestUser) =>
+        t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(u.token) });
 
       clock.set(T0);
       acoustid = await buildThing(t.services, bob, { url: 'https://acoustid.org/', title: 'Acoustid' });
       clock.set(T0 + 60);
-      const hidden = await buildThing(t.services, bob, { url: 'https://example.com/secret', title: 'Hidden gem', hidden: true });
+      const hidden = await buildThing(t.services, bob, {
+        url: 'https://example.com/secret',
+        title: 'Hidden gem',
+        hidden: true,
+      });
       clock.set(T0 + HOUR);
       expect((await tip(acoustid, alice)).statusCode).toBe(200);
       clock.set(T0 + 2 * HOUR);
@@ -116,7 +131,10 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       clock.set(T0 + 3 * HOUR);
       expect((await tip(hidden, carol)).statusCode).toBe(200);
       clock.set(T0 + DAY);
-      const fish = await buildThing(t.services, alice, { url: 'https://example.com/fish?a=1&b=2', title: 'Fish & "Chips" <b>' });
+      const fish = await buildThing(t.services, alice, {
+        url: 'https://example.com/fish?a=1&b=2',
+        title: 'Fish & "Chips" <b>',
+      });
       clock.set(T0 + DAY + 60);
       expect((await tip(fish, bob)).statusCode).toBe(200);
       clock.set(T0 + 2 * DAY);
@@ -163,8 +181,20 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       expect(feed.updated?.toISOString()).toBe('2012-01-04T12:07:12.000Z');
       expect(feed.authors.map((a) => [a.name, a.url])).toEqual([['bob', `${PUBLIC_URL}/profile/bob`]]);
       expect(feed.items.map((i) => [i.title, i.url, i.id, i.published?.toISOString(), i.authors[0]?.name])).toEqual([
-        ['carol tipped "Acoustid"', `${PUBLIC_URL}/thing/${acoustid}`, `tag:tipjar.test,2012-01-04:carol/like/${acoustid}/${await activityRowId(t, carol.user.id, 'like', acoustid)}`, '2012-01-04T12:07:12.000Z', 'carol'],
-        ['alice tipped "Acoustid"', `${PUBLIC_URL}/thing/${acoustid}`, `tag:tipjar.test,2012-01-04:alice/like/${acoustid}/${await activityRowId(t, alice.user.id, 'like', acoustid)}`, '2012-01-04T11:07:12.000Z', 'alice'],
+        [
+          'carol tipped "Acoustid"',
+          `${PUBLIC_URL}/thing/${acoustid}`,
+          `tag:tipjar.test,2012-01-04:carol/like/${acoustid}/${await activityRowId(t, carol.user.id, 'like', acoustid)}`,
+          '2012-01-04T12:07:12.000Z',
+          'carol',
+        ],
+        [
+          'alice tipped "Acoustid"',
+          `${PUBLIC_URL}/thing/${acoustid}`,
+          `tag:tipjar.test,2012-01-04:alice/like/${acoustid}/${await activityRowId(t, alice.user.id, 'like', acoustid)}`,
+          '2012-01-04T11:07:12.000Z',
+          'alice',
+        ],
       ]);
     });
 
@@ -179,7 +209,11 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       expect(post.title).toBe('alice registered "Fish & "Chips" <b>"');
       expect(post['activity:object'].title).toBe('Fish & "Chips" <b>');
       expect(like['activity:verb']).toBe(`${SCHEMA}like`);
-      expect(like.author).toEqual({ name: 'alice', uri: `${PUBLIC_URL}/profile/alice`, 'activity:object-type': `${SCHEMA}person` });
+      expect(like.author).toEqual({
+        name: 'alice',
+        uri: `${PUBLIC_URL}/profile/alice`,
+        'activity:object-type': `${SCHEMA}person`,
+      });
       expect(like['activity:object']).toEqual({
         'activity:object-type': `${SCHEMA}bookmark`,
         id: `${PUBLIC_URL}/thing/${acoustid}`,
@@ -188,7 +222,9 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       });
       expect(like.published).toBe('2012-01-04T11:07:12+00:00');
       expect(like.updated).toBe('2012-01-04T11:07:12+00:00');
-      expect(like.link).toEqual([{ '@_rel': 'alternate', '@_type': 'text/html', '@_href': `${PUBLIC_URL}/thing/${acoustid}` }]);
+      expect(like.link).toEqual([
+        { '@_rel': 'alternate', '@_type': 'text/html', '@_href': `${PUBLIC_URL}/thing/${acoustid}` },
+      ]);
     });
 
     it('an empty feed is still a valid Atom document, updated now', async () => {
@@ -196,16 +232,28 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       const feed = parseFeed(atom(res));
       expect(feed.items).toEqual([]);
       expect(feed.updated?.getTime()).toBe((T0 + 2 * DAY) * 1000);
-      expect(stream(await t.app.inject({ url: `${API}/users/carol/activities.as?type=incoming` }))).toEqual({ items: [] });
+      expect(stream(await t.app.inject({ url: `${API}/users/carol/activities.as?type=incoming` }))).toEqual({
+        items: [],
+      });
     });
 
     it('the owner sees their hidden thing in their feeds; the tipper and everyone else do not', async () => {
       const anonymous = stream(await t.app.inject({ url: `${API}/users/bob/activities?type=incoming` }));
       expect(titles(anonymous)).toEqual(['carol tipped "Acoustid"', 'alice tipped "Acoustid"']);
-      const owner = stream(await t.app.inject({ url: `${API}/user/activities?type=incoming`, headers: bearer(bob.token) }));
-      expect(titles(owner)).toEqual(['carol tipped "Hidden gem"', 'carol tipped "Acoustid"', 'alice tipped "Acoustid"']);
+      const owner = stream(
+        await t.app.inject({ url: `${API}/user/activities?type=incoming`, headers: bearer(bob.token) }),
+      );
+      expect(titles(owner)).toEqual([
+        'carol tipped "Hidden gem"',
+        'carol tipped "Acoustid"',
+        'alice tipped "Acoustid"',
+      ]);
       const ownerOut = stream(await t.app.inject({ url: `${API}/users/bob/activities`, headers: bearer(bob.token) }));
-      expect(titles(ownerOut)).toEqual(['bob tipped "Fish & "Chips" <b>"', 'bob registered "Hidden gem"', 'bob registered "Acoustid"']);
+      expect(titles(ownerOut)).toEqual([
+        'bob tipped "Fish & "Chips" <b>"',
+        'bob registered "Hidden gem"',
+        'bob registered "Acoustid"',
+      ]);
       const carolOut = stream(await t.app.inject({ url: `${API}/users/carol/activities` }));
       expect(titles(carolOut)).toEqual(['carol tipped "Acoustid"']);
     });
@@ -213,7 +261,9 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
     it('tip feeds leave out tips on hidden things but for the thing’s owner, as the JSON tip list does', async () => {
       const carolTips = json(await t.app.inject({ url: `${API}/users/carol/tips` }));
       expect(carolTips.map((tip: any) => tip.thing.title)).toEqual(['Acoustid']);
-      expect(titles(stream(await t.app.inject({ url: `${API}/users/carol/tips.as` })))).toEqual(['carol tipped "Acoustid"']);
+      expect(titles(stream(await t.app.inject({ url: `${API}/users/carol/tips.as` })))).toEqual([
+        'carol tipped "Acoustid"',
+      ]);
       const asOwner = stream(await t.app.inject({ url: `${API}/users/carol/tips.as`, headers: bearer(bob.token) }));
       expect(titles(asOwner)).toEqual(['carol tipped "Hidden gem"', 'carol tipped "Acoustid"']);
     });
@@ -223,7 +273,8 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
     let t: TestApp;
     const clock = fixedClock(T0);
     const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ url: `${API}${url}`, headers });
-    const tip = (id: number, u: TestUser) => t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(u.token) });
+    const tip = (id: number, u: TestUser) =>
+      t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(u.token) });
 
     beforeAll(async () => {
       t = await buildTestApp(engine, { clock });
@@ -268,10 +319,14 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       const outgoing = stream(await get(`/users/${o}/activities`));
       expect(outgoing).toEqual(stream(await get(`/users/${o}/activities?type=outgoing`)));
       expect(outgoing).toEqual(stream(await get(`/users/${o}/activities?type=`)));
-      expect(outgoing.items.map((i) => [i.verb, i.actor.displayName, i.title])).toEqual([['post', o, `${o} registered "Song"`]]);
+      expect(outgoing.items.map((i) => [i.verb, i.actor.displayName, i.title])).toEqual([
+        ['post', o, `${o} registered "Song"`],
+      ]);
       const incoming = stream(await get(`/users/${o}/activities?type=incoming`));
       // The owner's own `post` of the thing is not incoming.
-      expect(incoming.items.map((i) => [i.verb, i.actor.displayName, i.object.url])).toEqual([['like', f, `${PUBLIC_URL}/thing/${id}`]]);
+      expect(incoming.items.map((i) => [i.verb, i.actor.displayName, i.object.url])).toEqual([
+        ['like', f, `${PUBLIC_URL}/thing/${id}`],
+      ]);
       expect(stream(await get(`/users/${o}/activities?type=INCOMING`))).toEqual(incoming);
       expect(titles(stream(await get(`/users/${f}/activities`)))).toEqual([`${f} tipped "Song"`]);
       expect(stream(await get(`/users/${f}/activities?type=incoming`))).toEqual({ items: [] });
@@ -281,8 +336,16 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       const { o, owner } = await scene();
       for (const value of ['both', 'out', '1', 'incoming ']) {
         expectError(await get(`/users/${o}/activities?type=${encodeURIComponent(value)}`), 400, 'invalid_parameters');
-        expectError(await get(`/users/${o}/activities.atom?type=${encodeURIComponent(value)}`), 400, 'invalid_parameters');
-        expectError(await get(`/user/activities?type=${encodeURIComponent(value)}`, bearer(owner.token)), 400, 'invalid_parameters');
+        expectError(
+          await get(`/users/${o}/activities.atom?type=${encodeURIComponent(value)}`),
+          400,
+          'invalid_parameters',
+        );
+        expectError(
+          await get(`/user/activities?type=${encodeURIComponent(value)}`, bearer(owner.token)),
+          400,
+          'invalid_parameters',
+        );
       }
     });
 
@@ -301,7 +364,11 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       expect(doc.feed.id).toBe(`${PUBLIC_URL}${API}/users/${o}/activities.atom?type=incoming`);
       expect(doc.feed.title).toBe(`Activities on things of ${o}`);
       expect(doc.feed.link).toEqual([
-        { '@_rel': 'self', '@_type': 'application/atom+xml', '@_href': `${PUBLIC_URL}${API}/user/activities.atom?type=incoming` },
+        {
+          '@_rel': 'self',
+          '@_type': 'application/atom+xml',
+          '@_href': `${PUBLIC_URL}${API}/user/activities.atom?type=incoming`,
+        },
         { '@_rel': 'alternate', '@_type': 'text/html', '@_href': `${PUBLIC_URL}/profile/${o}` },
       ]);
       expect(doc.feed.author).toEqual({ name: o, uri: `${PUBLIC_URL}/profile/${o}` });
@@ -309,7 +376,9 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
 
     it('a deleted thing leaves every feed, its owner’s included', async () => {
       const { o, f, owner, id } = await scene();
-      expect((await t.app.inject({ method: 'DELETE', url: `${API}/things/${id}`, headers: bearer(owner.token) })).statusCode).toBe(204);
+      expect(
+        (await t.app.inject({ method: 'DELETE', url: `${API}/things/${id}`, headers: bearer(owner.token) })).statusCode,
+      ).toBe(204);
       expect(stream(await get('/user/activities', bearer(owner.token)))).toEqual({ items: [] });
       expect(stream(await get('/user/activities?type=incoming', bearer(owner.token)))).toEqual({ items: [] });
       expect(stream(await get(`/users/${f}/activities`))).toEqual({ items: [] });
@@ -327,7 +396,13 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
 
     it('subscriptions (verb follow) read "{user} subscribed to "{title}""', async () => {
       const { o, f, fan, owner, id } = await scene();
-      await insertActivity(t.db.database.db, { actorUserId: fan.user.id, verb: 'follow', thingId: id, thingOwnerUserId: owner.user.id, now: T0 + 2 * HOUR });
+      await insertActivity(t.db.database.db, {
+        actorUserId: fan.user.id,
+        verb: 'follow',
+        thingId: id,
+        thingOwnerUserId: owner.user.id,
+        now: T0 + 2 * HOUR,
+      });
       const body = stream(await get(`/users/${o}/activities?type=incoming`));
       expect(body.items[0]).toEqual({
         published: '2012-01-04T12:07:12+00:00',
@@ -347,13 +422,25 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       const follower = await buildUser(t.services);
       const id = await buildThing(t.services, owner, { title: 'Podcast' });
       clock.set(T0 + DAY);
-      const res = await t.app.inject({ method: 'POST', url: `${API}/things/${id}/subscriptions`, headers: bearer(follower.token) });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `${API}/things/${id}/subscriptions`,
+        headers: bearer(follower.token),
+      });
       expect(res.statusCode, res.body).toBe(200);
       const f = follower.user.username;
       const body = stream(await get(`/users/${owner.user.username}/activities?type=incoming`));
       expect(body.items.map((i) => [i.verb, i.title, i.id])).toEqual([
-        ['like', `${f} tipped "Podcast"`, `tag:tipjar.test,2012-01-05:${f}/like/${id}/${await activityRowId(t, follower.user.id, 'like', id)}`],
-        ['follow', `${f} subscribed to "Podcast"`, `tag:tipjar.test,2012-01-05:${f}/follow/${id}/${await activityRowId(t, follower.user.id, 'follow', id)}`],
+        [
+          'like',
+          `${f} tipped "Podcast"`,
+          `tag:tipjar.test,2012-01-05:${f}/like/${id}/${await activityRowId(t, follower.user.id, 'like', id)}`,
+        ],
+        [
+          'follow',
+          `${f} subscribed to "Podcast"`,
+          `tag:tipjar.test,2012-01-05:${f}/follow/${id}/${await activityRowId(t, follower.user.id, 'follow', id)}`,
+        ],
       ]);
     });
 
@@ -362,17 +449,22 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       const owner = await buildUser(t.services);
       const follower = await buildUser(t.services);
       const id = await buildThing(t.services, owner, { title: 'Radio' });
-      const sub = (method: 'POST' | 'PUT') => t.app.inject({ method, url: `${API}/things/${id}/subscriptions`, headers: bearer(follower.token) });
+      const sub = (method: 'POST' | 'PUT') =>
+        t.app.inject({ method, url: `${API}/things/${id}/subscriptions`, headers: bearer(follower.token) });
       clock.set(T0 + HOUR);
       expect((await sub('POST')).statusCode).toBe(200);
       clock.set(T0 + 2 * HOUR);
       expect(json(await sub('PUT')).message).toBe('paused');
       clock.set(T0 + 3 * HOUR);
       expect(json(await sub('PUT')).message).toBe('started');
-      const follows = stream(await get(`/users/${follower.user.username}/activities`)).items.filter((i) => i.verb === 'follow');
+      const follows = stream(await get(`/users/${follower.user.username}/activities`)).items.filter(
+        (i) => i.verb === 'follow',
+      );
       expect(follows).toHaveLength(2);
       expect(follows[0].id).not.toBe(follows[1].id);
-      const entries = parseFeed(atom(await get(`/users/${follower.user.username}/activities.atom`))).items.filter((i) => i.title?.includes('subscribed'));
+      const entries = parseFeed(atom(await get(`/users/${follower.user.username}/activities.atom`))).items.filter((i) =>
+        i.title?.includes('subscribed'),
+      );
       expect(new Set(entries.map((e) => e.id)).size).toBe(2);
     });
 
@@ -387,7 +479,11 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       const err = await get(`/users/nobody-here/activities.as?jsonp=cb`);
       expect(err.statusCode).toBe(404);
       expect(err.body).toMatch(/^\/\*\*\/cb\(\{"error":"not_found",/);
-      expectError(await get(`/users/${o}/activities.as?jsonp=${encodeURIComponent('alert(1)')}`), 400, 'invalid_parameters');
+      expectError(
+        await get(`/users/${o}/activities.as?jsonp=${encodeURIComponent('alert(1)')}`),
+        400,
+        'invalid_parameters',
+      );
       atom(await get(`/users/${o}/activities.atom?jsonp=cb`));
     });
 
@@ -412,7 +508,11 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
       const owner = await buildUser(t.services);
       // refused by the API today, but a title stored before may hold them
       const bell = await buildThing(t.services, owner, { title: 'Bell', url: 'https://example.com/bell' });
-      await t.db.database.db.updateTable('things').set({ title: 'Bell\u0007 and \u001Bescape' }).where('id', '=', bell).execute();
+      await t.db.database.db
+        .updateTable('things')
+        .set({ title: 'Bell\u0007 and \u001Bescape' })
+        .where('id', '=', bell)
+        .execute();
       await buildThing(t.services, owner, { title: '', url: 'https://example.com/untitled' });
       const body = atom(await get(`/users/${owner.user.username}/activities.atom`));
       const titlesInFeed = parseFeed(body).items.map((i) => i.title);
@@ -429,11 +529,15 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
         expect(as).toEqual(stream(await get('/user/tips.as', bearer(fan.token))));
         // a tip list's items are its tips: the tag URI ends in the tip's stored id
         const tipId = await tipRowId(t, fan.user.id, id);
-        expect(as.items.map((i) => [i.verb, i.title, i.id])).toEqual([['like', `${f} tipped "Song"`, `tag:tipjar.test,2012-01-04:${f}/like/${id}/${tipId}`]]);
+        expect(as.items.map((i) => [i.verb, i.title, i.id])).toEqual([
+          ['like', `${f} tipped "Song"`, `tag:tipjar.test,2012-01-04:${f}/like/${id}/${tipId}`],
+        ]);
         const feed = parseFeed(atom(await get('/user/tips.atom', bearer(fan.token))));
         expect(feed.title).toBe(`Tips by ${f}`);
         expect(feed.items.map((i) => [i.title, i.url])).toEqual([[`${f} tipped "Song"`, `${PUBLIC_URL}/thing/${id}`]]);
-        expect(xml.parse(atom(await get('/user/tips.atom', bearer(fan.token)))).feed.id).toBe(`${PUBLIC_URL}${API}/users/${f}/tips.atom`);
+        expect(xml.parse(atom(await get('/user/tips.atom', bearer(fan.token)))).feed.id).toBe(
+          `${PUBLIC_URL}${API}/users/${f}/tips.atom`,
+        );
       });
 
       it('/things/:id/tips.as and .atom need a token, list the thing’s tippers, and name the thing', async () => {
@@ -456,7 +560,10 @@ describe.each(ENGINES)('activities and feeds on %s', (engine) => {
           clock.set(T0 + i * 60);
           await buildThing(t.services, owner, { title, hidden: title === 'Two' });
         }
-        expect(titles(stream(await get(`/users/${o}/things.as`)))).toEqual([`${o} registered "Three"`, `${o} registered "One"`]);
+        expect(titles(stream(await get(`/users/${o}/things.as`)))).toEqual([
+          `${o} registered "Three"`,
+          `${o} registered "One"`,
+        ]);
         expect(titles(stream(await get('/user/things.as', bearer(owner.token))))).toEqual([
           `${o} registered "Three"`,
           `${o} registered "Two"`,

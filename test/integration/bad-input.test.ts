@@ -70,7 +70,14 @@ const oddConstants = fc.constantFrom(
 );
 
 /** Strings over the length limits (url 2048, title 100, description 1000, tag 64). */
-const hugeStrings = fc.constantFrom('x'.repeat(2049), 'é'.repeat(101), '🎉'.repeat(1001), 't'.repeat(65), `https://example.com/${'p'.repeat(2040)}`, 'ab,'.repeat(60));
+const hugeStrings = fc.constantFrom(
+  'x'.repeat(2049),
+  'é'.repeat(101),
+  '🎉'.repeat(1001),
+  't'.repeat(65),
+  `https://example.com/${'p'.repeat(2040)}`,
+  'ab,'.repeat(60),
+);
 
 const oddString = fc.oneof(
   { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
@@ -81,18 +88,30 @@ const oddString = fc.oneof(
 
 /** Usernames: the real ones (so some requests succeed) and random ones. */
 function usernames(real: () => string[]) {
-  return fc.oneof(fc.constantFrom(0, 1, 2).map((i) => real()[i]!), oddString, fc.constantFrom('ghost-user', 'a', '..', '.', 'owner.json'));
+  return fc.oneof(
+    fc.constantFrom(0, 1, 2).map((i) => real()[i]!),
+    oddString,
+    fc.constantFrom('ghost-user', 'a', '..', '.', 'owner.json'),
+  );
 }
 
 /** URL-ish strings: web URLs, unregistered ones, and auto-submit URLs with random metadata. */
 /** Auto-submit URLs of this site with mostly valid, optional metadata; `user_id` mostly a real user. */
 function autoSubmitUrls(users: () => string[]) {
-  const maybeOdd = <T,>(good: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: oddString });
+  const maybeOdd = <T>(good: fc.Arbitrary<T>) =>
+    fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: oddString });
   return fc
     .record(
       {
-        url: fc.oneof({ weight: 5, arbitrary: fc.webUrl() }, { weight: 1, arbitrary: fc.constantFrom('https://fuzz.invalid/a', 'not a url', '') }, { weight: 1, arbitrary: oddString }),
-        user_id: fc.oneof({ weight: 2, arbitrary: fc.constant(0).map(() => users()[0]!) }, { weight: 1, arbitrary: usernames(users) }),
+        url: fc.oneof(
+          { weight: 5, arbitrary: fc.webUrl() },
+          { weight: 1, arbitrary: fc.constantFrom('https://fuzz.invalid/a', 'not a url', '') },
+          { weight: 1, arbitrary: oddString },
+        ),
+        user_id: fc.oneof(
+          { weight: 2, arbitrary: fc.constant(0).map(() => users()[0]!) },
+          { weight: 1, arbitrary: usernames(users) },
+        ),
         title: maybeOdd(fc.string({ maxLength: 20 })),
         description: maybeOdd(fc.string({ maxLength: 40 })),
         category: maybeOdd(fc.constantFrom('text', 'rest', 'images')),
@@ -139,7 +158,10 @@ function values(real: () => string[], users: () => string[]) {
 }
 
 const fieldKeys = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom('url', 'title', 'description', 'category', 'language', 'tags', 'hidden', '_method') },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom('url', 'title', 'description', 'category', 'language', 'tags', 'hidden', '_method'),
+  },
   { weight: 2, arbitrary: fc.string({ maxLength: 10 }) },
   { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'url[]', 'tags[]') },
 );
@@ -148,7 +170,8 @@ type Body = { contentType?: string; payload?: string };
 
 /** Thing fields that are mostly valid, so creates and updates also succeed (and their writes are checked). */
 function thingFields(real: () => string[], users: () => string[]) {
-  const maybe = <T,>(good: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: values(real, users) });
+  const maybe = <T>(good: fc.Arbitrary<T>) =>
+    fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: values(real, users) });
   return fc.record(
     {
       url: maybe(fc.webUrl({ withQueryParameters: true })),
@@ -167,7 +190,8 @@ function thingFields(real: () => string[], users: () => string[]) {
 function formOf(o: Record<string, unknown>): string {
   const q = new URLSearchParams();
   for (const [k, val] of Object.entries(o)) {
-    for (const x of Array.isArray(val) ? val : [val]) q.append(k.toWellFormed(), (typeof x === 'string' ? x : JSON.stringify(x) ?? '').toWellFormed());
+    for (const x of Array.isArray(val) ? val : [val])
+      q.append(k.toWellFormed(), (typeof x === 'string' ? x : (JSON.stringify(x) ?? '')).toWellFormed());
   }
   return q.toString();
 }
@@ -177,14 +201,39 @@ function bodies(real: () => string[], users: () => string[]): fc.Arbitrary<Body>
   const v = values(real, users);
   const fields = fc.dictionary(fieldKeys, v, { maxKeys: 8 });
   const jsonTypes = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON');
-  const formTypes = fc.constantFrom('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8');
-  const formFields = fc.dictionary(fieldKeys, fc.oneof(oddString, urls(real, users), fc.array(oddString, { maxLength: 3 })), { maxKeys: 8 });
+  const formTypes = fc.constantFrom(
+    'application/x-www-form-urlencoded',
+    'application/x-www-form-urlencoded; charset=utf-8',
+  );
+  const formFields = fc.dictionary(
+    fieldKeys,
+    fc.oneof(oddString, urls(real, users), fc.array(oddString, { maxLength: 3 })),
+    { maxKeys: 8 },
+  );
   const small = fc.oneof(
-    { weight: 4, arbitrary: fc.record({ contentType: jsonTypes, payload: thingFields(real, users).map((o) => JSON.stringify(o)) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({ contentType: jsonTypes, payload: thingFields(real, users).map((o) => JSON.stringify(o)) }),
+    },
     { weight: 2, arbitrary: fc.record({ contentType: formTypes, payload: thingFields(real, users).map(formOf) }) },
     { weight: 5, arbitrary: fc.record({ contentType: jsonTypes, payload: fields.map((o) => JSON.stringify(o)) }) },
-    { weight: 1, arbitrary: fc.record({ contentType: jsonTypes, payload: fc.jsonValue({ maxDepth: 3 }).map((x) => JSON.stringify(x) ?? '') }) },
-    { weight: 1, arbitrary: fc.record({ contentType: jsonTypes, payload: fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('', ' ', '{', '{"url":', 'nul', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}')) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        contentType: jsonTypes,
+        payload: fc.jsonValue({ maxDepth: 3 }).map((x) => JSON.stringify(x) ?? ''),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        contentType: jsonTypes,
+        payload: fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 40 }),
+          fc.constantFrom('', ' ', '{', '{"url":', 'nul', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}'),
+        ),
+      }),
+    },
     {
       weight: 4,
       arbitrary: fc.record({
@@ -192,24 +241,47 @@ function bodies(real: () => string[], users: () => string[]): fc.Arbitrary<Body>
         payload: formFields.map(formOf),
       }),
     },
-    { weight: 1, arbitrary: fc.record({ contentType: formTypes, payload: fc.string({ unit: 'binary', maxLength: 60 }) }) },
-    { weight: 1, arbitrary: fc.record({ contentType: fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/octet-stream'), payload: fc.string({ maxLength: 30 }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ contentType: formTypes, payload: fc.string({ unit: 'binary', maxLength: 60 }) }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        contentType: fc.constantFrom(
+          'text/plain',
+          'application/xml',
+          'multipart/form-data; boundary=x',
+          'application/octet-stream',
+        ),
+        payload: fc.string({ maxLength: 30 }),
+      }),
+    },
     { weight: 1, arbitrary: fc.constant({}) },
   );
   // bodies over the 1 MiB limit, rarely (they are slow to send)
   return fc.oneof(
     { weight: 30, arbitrary: small },
-    { weight: 1, arbitrary: fc.constantFrom<Body>({ contentType: 'application/json', payload: JSON.stringify({ url: 'https://example.com/', title: 'x'.repeat(1_100_000) }) }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<Body>({
+        contentType: 'application/json',
+        payload: JSON.stringify({ url: 'https://example.com/', title: 'x'.repeat(1_100_000) }),
+      }),
+    },
   );
 }
 
 /** A query string: known parameters with odd values, random keys, repeats, raw malformed escapes. */
 function queries(real: () => string[], users: () => string[]): fc.Arbitrary<string> {
-  const key = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('count', 'page', 'full', 'url', '_method') }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) });
-  const value = fc.oneof(oddString, urls(real, users), fc.integer({ min: -5, max: 200 }).map(String));
-  const pairs = fc.array(fc.tuple(key, fc.option(value, { nil: undefined })), { maxLength: 6 }).map((ps) =>
-    ps.map(([k, v]) => (v === undefined ? enc(k) : `${enc(k)}=${enc(v)}`)).join('&'),
+  const key = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('count', 'page', 'full', 'url', '_method') },
+    { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
   );
+  const value = fc.oneof(oddString, urls(real, users), fc.integer({ min: -5, max: 200 }).map(String));
+  const pairs = fc
+    .array(fc.tuple(key, fc.option(value, { nil: undefined })), { maxLength: 6 })
+    .map((ps) => ps.map(([k, v]) => (v === undefined ? enc(k) : `${enc(k)}=${enc(v)}`)).join('&'));
   const raw = fc.stringMatching(/^[A-Za-z0-9%&=+;.,_~-]{0,30}$/);
   return fc.oneof({ weight: 4, arbitrary: pairs }, { weight: 1, arbitrary: raw });
 }
@@ -230,7 +302,11 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
     tipper = await buildUser(t.services);
     broke = await buildUser(t.services, { funded: false });
     thingOnly = await tokenWith(t.services, tipper.user.username, 'thing');
-    ownThing = await buildThing(t.services, owner, { url: 'https://example.com/fuzz-own', title: 'Own', tags: 'one,two' });
+    ownThing = await buildThing(t.services, owner, {
+      url: 'https://example.com/fuzz-own',
+      title: 'Own',
+      tags: 'one,two',
+    });
     otherThing = await buildThing(t.services, owner, { url: 'https://example.com/fuzz-other', title: 'Other' });
     realUrls = ['https://example.com/fuzz-own', 'https://example.com/fuzz-other'];
     realUsers = [owner.user.username, tipper.user.username, broke.user.username];
@@ -241,8 +317,12 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
   const users = () => realUsers;
   /** Tokens: mostly the one that can succeed on the endpoint, else any (none, unknown, other users, wrong scope). */
   const tokens = (likely?: () => string): fc.Arbitrary<string | undefined> => {
-    const any = fc.constantFrom(0, 1, 2, 3, 4, 5).map((i) => [undefined, 'garbage-token', owner.token, tipper.token, broke.token, thingOnly][i]);
-    return likely ? fc.oneof({ weight: 3, arbitrary: fc.constant(0).map(() => likely()) }, { weight: 2, arbitrary: any }) : any;
+    const any = fc
+      .constantFrom(0, 1, 2, 3, 4, 5)
+      .map((i) => [undefined, 'garbage-token', owner.token, tipper.token, broke.token, thingOnly][i]);
+    return likely
+      ? fc.oneof({ weight: 3, arbitrary: fc.constant(0).map(() => likely()) }, { weight: 2, arbitrary: any })
+      : any;
   };
 
   /** Everything a write could touch: row counts, and the fields of the thing PATCH targets. */
@@ -254,10 +334,26 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
              (select count(*) from users) as users`.execute(db);
     const row = await db
       .selectFrom('things')
-      .select(['title', 'description', 'category', 'language', 'tags', 'hidden', 'updated_at', 'tips', 'tips_user_count', 'deleted_at'])
+      .select([
+        'title',
+        'description',
+        'category',
+        'language',
+        'tags',
+        'hidden',
+        'updated_at',
+        'tips',
+        'tips_user_count',
+        'deleted_at',
+      ])
       .where('id', '=', ownThing)
       .executeTakeFirstOrThrow();
-    const tags = await db.selectFrom('thing_tags').select('tag').where('thing_id', '=', ownThing).orderBy('tag').execute();
+    const tags = await db
+      .selectFrom('thing_tags')
+      .select('tag')
+      .where('thing_id', '=', ownThing)
+      .orderBy('tag')
+      .execute();
     const c = counts.rows[0]!;
     return {
       things: Number(c.things),
@@ -315,17 +411,42 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
     fc.oneof(
       { weight: 4, arbitrary: fc.constantFrom(0, 1).map((i) => String([ownThing, otherThing][i])) },
       { weight: 1, arbitrary: fc.nat().map(String) },
-      { weight: 1, arbitrary: fc.constantFrom('0', '-1', '1.0', '1e3', '99999999999999999999', 'lookup', '%00', `${ownThing},${otherThing}`, `${ownThing}.json`) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          '0',
+          '-1',
+          '1.0',
+          '1e3',
+          '99999999999999999999',
+          'lookup',
+          '%00',
+          `${ownThing},${otherThing}`,
+          `${ownThing}.json`,
+        ),
+      },
       // never empty: `/things/` is the collection (POST /things/ creates a thing)
       { weight: 1, arbitrary: oddString.filter((x) => x.trim() !== '').map(enc) },
     );
 
   it('POST /things: never 5xx, error shape on 4xx, nothing written when refused', async () => {
     await fc.assert(
-      fc.asyncProperty(tokens(() => owner.token), bodies(real, users), queries(real, users), async (token, body, query) => {
-        const res = await check(() => t.app.inject({ method: 'POST', url: `${API}/things?${query}`, headers: headers(token, body), payload: body.payload }));
-        if (res.statusCode < 400) expect(res.statusCode).toBe(201);
-      }),
+      fc.asyncProperty(
+        tokens(() => owner.token),
+        bodies(real, users),
+        queries(real, users),
+        async (token, body, query) => {
+          const res = await check(() =>
+            t.app.inject({
+              method: 'POST',
+              url: `${API}/things?${query}`,
+              headers: headers(token, body),
+              payload: body.payload,
+            }),
+          );
+          if (res.statusCode < 400) expect(res.statusCode).toBe(201);
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
   });
@@ -340,7 +461,12 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
         queries(real, users),
         async (token, id, method, body, query) => {
           const res = await check(() =>
-            t.app.inject({ method: method as 'PATCH' | 'POST', url: `${API}/things/${id}?${query}`, headers: headers(token, body), payload: body.payload }),
+            t.app.inject({
+              method: method as 'PATCH' | 'POST',
+              url: `${API}/things/${id}?${query}`,
+              headers: headers(token, body),
+              payload: body.payload,
+            }),
           );
           if (res.statusCode < 400) expect(res.statusCode).toBe(200);
         },
@@ -351,10 +477,23 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
 
   it('POST /things/:id/tip: never 5xx, error shape on 4xx, nothing written when refused', async () => {
     await fc.assert(
-      fc.asyncProperty(tokens(() => tipper.token), thingIds(), bodies(real, users), queries(real, users), async (token, id, body, query) => {
-        const res = await check(() => t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip?${query}`, headers: headers(token, body), payload: body.payload }));
-        if (res.statusCode < 400) expect(res.statusCode).toBe(200);
-      }),
+      fc.asyncProperty(
+        tokens(() => tipper.token),
+        thingIds(),
+        bodies(real, users),
+        queries(real, users),
+        async (token, id, body, query) => {
+          const res = await check(() =>
+            t.app.inject({
+              method: 'POST',
+              url: `${API}/things/${id}/tip?${query}`,
+              headers: headers(token, body),
+              payload: body.payload,
+            }),
+          );
+          if (res.statusCode < 400) expect(res.statusCode).toBe(200);
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
   });
@@ -364,25 +503,42 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
       { weight: 3, arbitrary: bodies(real, users) },
       {
         weight: 3,
-        arbitrary: fc.tuple(fc.boolean(), fc.oneof(urls(real, users), autoSubmitUrls(users))).map(([form, url]): Body =>
-          form
-            ? { contentType: 'application/x-www-form-urlencoded', payload: new URLSearchParams({ url: url.toWellFormed() }).toString() }
-            : { contentType: 'application/json', payload: JSON.stringify({ url }) },
-        ),
+        arbitrary: fc
+          .tuple(fc.boolean(), fc.oneof(urls(real, users), autoSubmitUrls(users)))
+          .map(([form, url]): Body =>
+            form
+              ? {
+                  contentType: 'application/x-www-form-urlencoded',
+                  payload: new URLSearchParams({ url: url.toWellFormed() }).toString(),
+                }
+              : { contentType: 'application/json', payload: JSON.stringify({ url }) },
+          ),
       },
     );
     await fc.assert(
-      fc.asyncProperty(tokens(() => tipper.token), urlBodies, queries(real, users), async (token, body, query) => {
-        const before = await snapshot();
-        const res = await check(() => t.app.inject({ method: 'POST', url: `${API}/tip?${query}`, headers: headers(token, body), payload: body.payload }));
-        if (res.statusCode < 400) {
-          expect(res.statusCode).toBe(200);
-          const after = await snapshot();
-          // one tip; at most one new thing, and only alongside that tip
-          expect(after.tips).toBe(before.tips + 1);
-          expect(after.things - before.things).toBeLessThanOrEqual(1);
-        }
-      }),
+      fc.asyncProperty(
+        tokens(() => tipper.token),
+        urlBodies,
+        queries(real, users),
+        async (token, body, query) => {
+          const before = await snapshot();
+          const res = await check(() =>
+            t.app.inject({
+              method: 'POST',
+              url: `${API}/tip?${query}`,
+              headers: headers(token, body),
+              payload: body.payload,
+            }),
+          );
+          if (res.statusCode < 400) {
+            expect(res.statusCode).toBe(200);
+            const after = await snapshot();
+            // one tip; at most one new thing, and only alongside that tip
+            expect(after.tips).toBe(before.tips + 1);
+            expect(after.things - before.things).toBeLessThanOrEqual(1);
+          }
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
   });
@@ -398,7 +554,10 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
         ),
         fc.constantFrom('/things/lookup/', '/things/lookup'),
         async (token, query, path) => {
-          const res = await check(() => t.app.inject({ method: 'GET', url: `${API}${path}?${query}`, headers: headers(token, {}) }), { lookup: true });
+          const res = await check(
+            () => t.app.inject({ method: 'GET', url: `${API}${path}?${query}`, headers: headers(token, {}) }),
+            { lookup: true },
+          );
           if (res.statusCode < 400) {
             expect(res.statusCode).toBe(302);
             const body = JSON.parse(res.body);
@@ -415,7 +574,13 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
   it('GET /users/:username/things: never 5xx, error shape on 4xx', async () => {
     await fc.assert(
       fc.asyncProperty(tokens(), usernames(users), queries(real, users), async (token, username, query) => {
-        const res = await check(() => t.app.inject({ method: 'GET', url: `${API}/users/${enc(username)}/things?${query}`, headers: headers(token, {}) }));
+        const res = await check(() =>
+          t.app.inject({
+            method: 'GET',
+            url: `${API}/users/${enc(username)}/things?${query}`,
+            headers: headers(token, {}),
+          }),
+        );
         if (res.statusCode < 400) {
           expect(res.statusCode).toBe(200);
           expect(Array.isArray(JSON.parse(res.body))).toBe(true);
@@ -429,9 +594,16 @@ describe.each(ENGINES)('bad input on %s', (engine) => {
     const rows = await t.db.database.db
       .selectFrom('things')
       .leftJoin('tips', 'tips.thing_id', 'things.id')
-      .select(['things.id', 'things.tips', 'things.tips_user_count', sql<number>`count(tips.id)`.as('n'), sql<number>`count(distinct tips.tipper_id)`.as('d')])
+      .select([
+        'things.id',
+        'things.tips',
+        'things.tips_user_count',
+        sql<number>`count(tips.id)`.as('n'),
+        sql<number>`count(distinct tips.tipper_id)`.as('d'),
+      ])
       .groupBy(['things.id', 'things.tips', 'things.tips_user_count'])
       .execute();
-    for (const r of rows) expect({ tips: r.tips, users: r.tips_user_count }).toEqual({ tips: Number(r.n), users: Number(r.d) });
+    for (const r of rows)
+      expect({ tips: r.tips, users: r.tips_user_count }).toEqual({ tips: Number(r.n), users: Number(r.d) });
   });
 });

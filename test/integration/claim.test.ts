@@ -12,7 +12,8 @@ import { buildWebUser, html, WebClient } from '../helpers/web.ts';
 import { accountBalance, postTransaction } from '../../src/db/repositories/ledger.ts';
 
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
-const autoSubmit = (params: Record<string, string>) => `${PUBLIC_URL}/submit/auto?${new URLSearchParams(params).toString()}`;
+const autoSubmit = (params: Record<string, string>) =>
+  `${PUBLIC_URL}/submit/auto?${new URLSearchParams(params).toString()}`;
 
 describe.each(ENGINES)('claim page on %s', (engine) => {
   let t: TestApp;
@@ -34,7 +35,12 @@ describe.each(ENGINES)('claim page on %s', (engine) => {
     expect(res.statusCode).toBe(200);
     return json(res).thing.id as number;
   }
-  const owner = (id: number) => t.db.database.db.selectFrom('things').select(['owner_user_id', 'owner_identity', 'tips']).where('id', '=', id).executeTakeFirstOrThrow();
+  const owner = (id: number) =>
+    t.db.database.db
+      .selectFrom('things')
+      .select(['owner_user_id', 'owner_identity', 'tips'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
 
   it('walks the owner of the address through claiming: log in, claim, things and held shares move', async () => {
     const user = await buildWebUser(t.services);
@@ -60,7 +66,9 @@ describe.each(ENGINES)('claim page on %s', (engine) => {
     expect(res.headers.location).toBe(`/claim/${encodeURIComponent(identity)}?done=claimed`);
     expect(await owner(id)).toEqual({ owner_user_id: user.id, owner_identity: null, tips: 1 });
     expect(await accountBalance(t.db.database.db, { kind: 'earnings', userId: user.id })).toBe(120);
-    expect(await t.db.database.db.selectFrom('identities').selectAll().where('identity', '=', identity).executeTakeFirst()).toMatchObject({ user_id: user.id, partner_id: null });
+    expect(
+      await t.db.database.db.selectFrom('identities').selectAll().where('identity', '=', identity).executeTakeFirst(),
+    ).toMatchObject({ user_id: user.id, partner_id: null });
     const after = html(await browser.get(res.headers.location as string));
     expect(after).toContain('Claimed: these things and their tips are now yours.');
     expect(after).toContain('This identity is yours');

@@ -77,7 +77,12 @@ describe('headers and request deadlines on a real server', () => {
   let port: number;
   beforeAll(async () => {
     t = await buildTestApp('sqlite', {
-      env: { HEADERS_TIMEOUT_SECONDS: '1', REQUEST_TIMEOUT_SECONDS: '3', IDLE_TIMEOUT_SECONDS: '20', KEEP_ALIVE_TIMEOUT_SECONDS: '20' },
+      env: {
+        HEADERS_TIMEOUT_SECONDS: '1',
+        REQUEST_TIMEOUT_SECONDS: '3',
+        IDLE_TIMEOUT_SECONDS: '20',
+        KEEP_ALIVE_TIMEOUT_SECONDS: '20',
+      },
     });
     port = await listen(t);
   });
@@ -97,7 +102,9 @@ describe('headers and request deadlines on a real server', () => {
     const seen = await exchange(
       port,
       (s) => {
-        s.write(`POST /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`);
+        s.write(
+          `POST /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n`,
+        );
         trickle(s, body, 50);
       },
       12_000,
@@ -138,15 +145,27 @@ describe('headers and request deadlines on a real server', () => {
     expect(seen.closedBy).toBe('server');
     const [head, body] = seen.data.split('\r\n\r\n');
     expect(head!.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
-    expect(JSON.parse(body!)).toEqual({ error: 'invalid_request', error_description: 'The request is not valid HTTP', error_uri: `${PUBLIC_URL}/docs/api#errors` });
+    expect(JSON.parse(body!)).toEqual({
+      error: 'invalid_request',
+      error_description: 'The request is not valid HTTP',
+      error_uri: `${PUBLIC_URL}/docs/api#errors`,
+    });
   });
 
   it('answers headers over 16 KiB with 431 in the error shape', async () => {
-    const seen = await exchange(port, (s) => s.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`), 5000);
+    const seen = await exchange(
+      port,
+      (s) => s.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`),
+      5000,
+    );
     expect(seen.closedBy).toBe('server');
     const [head, body] = seen.data.split('\r\n\r\n');
     expect(head!.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
-    expect(JSON.parse(body!)).toEqual({ error: 'invalid_request', error_description: 'The request headers are too large', error_uri: `${PUBLIC_URL}/docs/api#errors` });
+    expect(JSON.parse(body!)).toEqual({
+      error: 'invalid_request',
+      error_description: 'The request headers are too large',
+      error_uri: `${PUBLIC_URL}/docs/api#errors`,
+    });
   });
 });
 
@@ -155,7 +174,12 @@ describe('idle and keep-alive deadlines on a real server', () => {
   let port: number;
   beforeAll(async () => {
     t = await buildTestApp('sqlite', {
-      env: { HEADERS_TIMEOUT_SECONDS: '5', REQUEST_TIMEOUT_SECONDS: '5', IDLE_TIMEOUT_SECONDS: '1', KEEP_ALIVE_TIMEOUT_SECONDS: '1' },
+      env: {
+        HEADERS_TIMEOUT_SECONDS: '5',
+        REQUEST_TIMEOUT_SECONDS: '5',
+        IDLE_TIMEOUT_SECONDS: '1',
+        KEEP_ALIVE_TIMEOUT_SECONDS: '1',
+      },
     });
     port = await listen(t);
   });

@@ -18,7 +18,11 @@ import { buildWebUser, html, WebClient } from '../helpers/web.ts';
 /** Control characters as they arrive percent-encoded in a URL. */
 const ENCODED = ['%00', 'a%00b', '%01', '%1F', '%7F', '%0A'];
 
-function expectApiError(res: LightMyRequestResponse, code: 'invalid_request' | 'invalid_parameters', name: string): void {
+function expectApiError(
+  res: LightMyRequestResponse,
+  code: 'invalid_request' | 'invalid_parameters',
+  name: string,
+): void {
   expect(res.statusCode, res.body).toBe(400);
   const body = json(res);
   expect(Object.keys(body).sort()).toEqual(['error', 'error_description', 'error_uri']);
@@ -66,13 +70,25 @@ describe.each(ENGINES)('control characters on %s', (engine) => {
       expect(xml.statusCode).toBe(400);
       expect(xml.body).toContain('<error>invalid_request</error>');
       expectApiError(await t.app.inject({ url: `${API}/things/${raw}` }), 'invalid_request', 'ids');
-      expectApiError(await t.app.inject({ method: 'POST', url: `${API}/things/1${raw}/tip`, headers: bearer(owner.token) }), 'invalid_request', 'id');
+      expectApiError(
+        await t.app.inject({ method: 'POST', url: `${API}/things/1${raw}/tip`, headers: bearer(owner.token) }),
+        'invalid_request',
+        'id',
+      );
     });
 
     it.each(ENCODED)('a query parameter holding %s, in its value or its name → 400 invalid_parameters', async (raw) => {
-      expectApiError(await t.app.inject({ url: `${API}/things/lookup?url=https://example.com/${raw}` }), 'invalid_parameters', 'url');
+      expectApiError(
+        await t.app.inject({ url: `${API}/things/lookup?url=https://example.com/${raw}` }),
+        'invalid_parameters',
+        'url',
+      );
       expectApiError(await t.app.inject({ url: `${API}/things/search?query=x${raw}` }), 'invalid_parameters', 'query');
-      expectApiError(await t.app.inject({ url: `${API}/things/${thing}?x${raw}=1` }), 'invalid_parameters', `x${decodeURIComponent(raw).replace(/[^\x20-\x7e]/g, '?')}`);
+      expectApiError(
+        await t.app.inject({ url: `${API}/things/${thing}?x${raw}=1` }),
+        'invalid_parameters',
+        `x${decodeURIComponent(raw).replace(/[^\x20-\x7e]/g, '?')}`,
+      );
     });
 
     it('keeps the negotiated format and the rate-limit headers (XML, JSONP)', async () => {
@@ -89,13 +105,42 @@ describe.each(ENGINES)('control characters on %s', (engine) => {
     it('a JSON or form field holding a control character → 400 invalid_request naming it, nothing written', async () => {
       const before = await counts();
       const post = (payload: string, type: string) =>
-        t.app.inject({ method: 'POST', url: `${API}/things`, headers: { ...bearer(owner.token), 'content-type': type }, payload });
-      expectApiError(await post(JSON.stringify({ url: 'https://example.com/nul', title: 'a\u0000b' }), 'application/json'), 'invalid_request', 'title');
-      expectApiError(await post(JSON.stringify({ url: 'https://example.com/nul', tags: ['ok', 'b\u0007d'] }), 'application/json'), 'invalid_request', 'tags');
-      expectApiError(await post(JSON.stringify({ url: 'https://example.com/nul', extra: { deep: ['\u001b'] } }), 'application/json'), 'invalid_request', 'extra.deep');
-      expectApiError(await post(JSON.stringify({ url: 'https://example.com/nul', 'ke\u0000y': 1 }), 'application/json'), 'invalid_request', 'ke?y');
-      expectApiError(await post(JSON.stringify({ url: 'https://example.com/nul', title: '\ud800' }), 'application/json'), 'invalid_request', 'title');
-      expectApiError(await post('url=https%3A%2F%2Fexample.com%2Fnul&description=x%00y', 'application/x-www-form-urlencoded'), 'invalid_request', 'description');
+        t.app.inject({
+          method: 'POST',
+          url: `${API}/things`,
+          headers: { ...bearer(owner.token), 'content-type': type },
+          payload,
+        });
+      expectApiError(
+        await post(JSON.stringify({ url: 'https://example.com/nul', title: 'a\u0000b' }), 'application/json'),
+        'invalid_request',
+        'title',
+      );
+      expectApiError(
+        await post(JSON.stringify({ url: 'https://example.com/nul', tags: ['ok', 'b\u0007d'] }), 'application/json'),
+        'invalid_request',
+        'tags',
+      );
+      expectApiError(
+        await post(JSON.stringify({ url: 'https://example.com/nul', extra: { deep: ['\u001b'] } }), 'application/json'),
+        'invalid_request',
+        'extra.deep',
+      );
+      expectApiError(
+        await post(JSON.stringify({ url: 'https://example.com/nul', 'ke\u0000y': 1 }), 'application/json'),
+        'invalid_request',
+        'ke?y',
+      );
+      expectApiError(
+        await post(JSON.stringify({ url: 'https://example.com/nul', title: '\ud800' }), 'application/json'),
+        'invalid_request',
+        'title',
+      );
+      expectApiError(
+        await post('url=https%3A%2F%2Fexample.com%2Fnul&description=x%00y', 'application/x-www-form-urlencoded'),
+        'invalid_request',
+        'description',
+      );
       expectApiError(await post(JSON.stringify('\u0000'), 'application/json'), 'invalid_request', '(the body)');
       expect(await counts()).toEqual(before);
     });
@@ -111,7 +156,12 @@ describe.each(ENGINES)('control characters on %s', (engine) => {
       expect(json(await t.app.inject({ url: `${API}/things/${json(res).id}` })).description).toBe('one\r\ntwo\tthree');
       // single-line fields take none of them
       for (const fields of [{ title: 'a\nb' }, { title: 'a\tb' }, { tags: ['a\rb'] }]) {
-        const refused = await t.app.inject({ method: 'POST', url: `${API}/things`, headers: bearer(owner.token), payload: { url: 'https://example.com/one-line', ...fields } });
+        const refused = await t.app.inject({
+          method: 'POST',
+          url: `${API}/things`,
+          headers: bearer(owner.token),
+          payload: { url: 'https://example.com/one-line', ...fields },
+        });
         expect(refused.statusCode, refused.body).toBe(400);
         expect(json(refused).error).toBe('validation');
       }
@@ -119,26 +169,34 @@ describe.each(ENGINES)('control characters on %s', (engine) => {
 
     it('a deeply nested JSON body is checked without exhausting the stack', async () => {
       const deep = `${'['.repeat(5000)}"\\u0000"${']'.repeat(5000)}`;
-      const res = await t.app.inject({ method: 'POST', url: `${API}/things`, headers: { ...bearer(owner.token), 'content-type': 'application/json' }, payload: `{"url":"https://example.com/d","x":${deep}}` });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `${API}/things`,
+        headers: { ...bearer(owner.token), 'content-type': 'application/json' },
+        payload: `{"url":"https://example.com/d","x":${deep}}`,
+      });
       expectApiError(res, 'invalid_request', 'x');
     });
   });
 
   describe('the OAuth endpoints', () => {
     // (a line break in a body field is text, and a client_id holding one is merely unknown)
-    it.each(ENCODED.filter((raw) => raw !== '%0A'))('client_id holding %s at /oauth/token and /oauth/revoke → 400 invalid_request', async (raw) => {
-      const before = await counts();
-      for (const path of ['/oauth/token', '/oauth/revoke']) {
-        const res = await t.app.inject({
-          method: 'POST',
-          url: path,
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          payload: `grant_type=authorization_code&code=x&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&token=x&client_id=${raw}&client_secret=s`,
-        });
-        expectOAuthError(res);
-      }
-      expect(await counts()).toEqual(before);
-    });
+    it.each(ENCODED.filter((raw) => raw !== '%0A'))(
+      'client_id holding %s at /oauth/token and /oauth/revoke → 400 invalid_request',
+      async (raw) => {
+        const before = await counts();
+        for (const path of ['/oauth/token', '/oauth/revoke']) {
+          const res = await t.app.inject({
+            method: 'POST',
+            url: path,
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            payload: `grant_type=authorization_code&code=x&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&token=x&client_id=${raw}&client_secret=s`,
+          });
+          expectOAuthError(res);
+        }
+        expect(await counts()).toEqual(before);
+      },
+    );
 
     it('HTTP Basic credentials holding a control character → 400 invalid_request', async () => {
       for (const [id, secret] of [
@@ -159,28 +217,42 @@ describe.each(ENGINES)('control characters on %s', (engine) => {
     });
 
     it.each(ENCODED)('client_id holding %s at /oauth/authorize → a 400 page, never a redirect', async (raw) => {
-      const res = await new WebClient(t.app).get(`/oauth/authorize?response_type=code&client_id=${raw}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`);
+      const res = await new WebClient(t.app).get(
+        `/oauth/authorize?response_type=code&client_id=${raw}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
+      );
       expect(html(res, 400)).toContain('The query parameter &quot;client_id&quot; holds a control character');
       expect(res.headers.location).toBeUndefined();
     });
   });
 
   describe('the website', () => {
-    it.each(['/apps/%00/secret', '/apps/a%00b/delete', '/authorized/%00/revoke', '/apps/%1B/delete'])('POST %s → a 400 page, nothing changed', async (path) => {
-      const user = await buildWebUser(t.services);
-      const c = new WebClient(t.app);
-      await c.login(user.username);
-      const before = await counts();
-      const res = await c.post(path, { _csrf: await c.csrf('/apps') });
-      expect(html(res, 400)).toContain('holds a control character');
-      expect(await counts()).toEqual(before);
-    });
+    it.each(['/apps/%00/secret', '/apps/a%00b/delete', '/authorized/%00/revoke', '/apps/%1B/delete'])(
+      'POST %s → a 400 page, nothing changed',
+      async (path) => {
+        const user = await buildWebUser(t.services);
+        const c = new WebClient(t.app);
+        await c.login(user.username);
+        const before = await counts();
+        const res = await c.post(path, { _csrf: await c.csrf('/apps') });
+        expect(html(res, 400)).toContain('holds a control character');
+        expect(await counts()).toEqual(before);
+      },
+    );
 
     it('a sign-up e-mail (or any field) holding NUL → a 400 page, no user', async () => {
       const before = await counts();
       const c = new WebClient(t.app);
-      for (const fields of [{ email: 'a\u0000@example.com' }, { username: 'nul\u0000name' }, { password: 'pass\u0000word' }]) {
-        const res = await c.submit('/signup', '/signup', { username: 'newcomer', email: 'new@example.com', password: 'correct horse battery', ...fields });
+      for (const fields of [
+        { email: 'a\u0000@example.com' },
+        { username: 'nul\u0000name' },
+        { password: 'pass\u0000word' },
+      ]) {
+        const res = await c.submit('/signup', '/signup', {
+          username: 'newcomer',
+          email: 'new@example.com',
+          password: 'correct horse battery',
+          ...fields,
+        });
         expect(html(res, 400)).toContain('holds a control character');
       }
       expect(await counts()).toEqual(before);

@@ -21,7 +21,10 @@ class Pages {
   server!: Server;
   base = '';
   hits = new Map<string, number>();
-  routes = new Map<string, { type?: string; body?: string | Buffer; status?: number; location?: string; delayMs?: number }>();
+  routes = new Map<
+    string,
+    { type?: string; body?: string | Buffer; status?: number; location?: string; delayMs?: number }
+  >();
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
@@ -31,7 +34,10 @@ class Pages {
       if (!r) return res.writeHead(404).end();
       const send = () => {
         if (res.destroyed) return;
-        res.writeHead(r.status ?? 200, { ...(r.type ? { 'content-type': r.type } : {}), ...(r.location ? { location: `${this.base}${r.location}` } : {}) });
+        res.writeHead(r.status ?? 200, {
+          ...(r.type ? { 'content-type': r.type } : {}),
+          ...(r.location ? { location: `${this.base}${r.location}` } : {}),
+        });
         res.end(r.body ?? '');
       };
       if (r.delayMs) setTimeout(send, r.delayMs);
@@ -54,7 +60,10 @@ describe('findPaymentLinks', () => {
   });
   it('finds atom:link and Atom link elements in feeds, not the RSS <link> text', () => {
     const rss = `<?xml version="1.0"?><rss xmlns:atom="http://www.w3.org/2005/Atom"><channel><link>http://blog/</link><atom:link rel="payment" href="http://a/submit/auto?url=1&amp;user_id=u"/><item><atom:link rel="payment" href="http://a/submit/auto?url=2&amp;user_id=u"/></item></channel></rss>`;
-    expect(findPaymentLinks(rss, true)).toEqual(['http://a/submit/auto?url=1&user_id=u', 'http://a/submit/auto?url=2&user_id=u']);
+    expect(findPaymentLinks(rss, true)).toEqual([
+      'http://a/submit/auto?url=1&user_id=u',
+      'http://a/submit/auto?url=2&user_id=u',
+    ]);
     const atom = `<feed xmlns="http://www.w3.org/2005/Atom"><link rel="self" href="x"/><link rel="payment" href="http://a/submit/auto?url=3&amp;user_id=u"/></feed>`;
     expect(findPaymentLinks(atom, true)).toEqual(['http://a/submit/auto?url=3&user_id=u']);
   });
@@ -77,17 +86,25 @@ describe.each(ENGINES)('discovery for POST /tip on %s', (engine) => {
     await t.close();
   });
 
-  const tip = (url: string, token = tipper.token) => t.app.inject({ method: 'POST', url: `${API}/tip`, headers: bearer(token), payload: { url } });
+  const tip = (url: string, token = tipper.token) =>
+    t.app.inject({ method: 'POST', url: `${API}/tip`, headers: bearer(token), payload: { url } });
 
   function expectNotFound(res: Awaited<ReturnType<typeof tip>>) {
     expect(res.statusCode).toBe(404);
-    expect(json(res)).toEqual({ error: 'not_found', error_description: 'No thing is registered for this URL', error_uri: `${PUBLIC_URL}/docs/api#tips` });
+    expect(json(res)).toEqual({
+      error: 'not_found',
+      error_description: 'No thing is registered for this URL',
+      error_uri: `${PUBLIC_URL}/docs/api#tips`,
+    });
   }
 
   it('tips the auto-submit URL an HTML page links with rel="payment"', async () => {
     const inner = `https://blog.example.com/${uniqueName('post')}`;
     const href = auto({ url: inner, user_id: owner.user.username, title: 'Found by discovery', tags: 'a,b' });
-    pages.routes.set('/html', { type: 'text/html; charset=utf-8', body: `<html><head><title>Post</title><link rel="payment" href="${escapeAttr(href)}"></head><body>Hi</body></html>` });
+    pages.routes.set('/html', {
+      type: 'text/html; charset=utf-8',
+      body: `<html><head><title>Post</title><link rel="payment" href="${escapeAttr(href)}"></head><body>Hi</body></html>`,
+    });
     const res = await tip(`${pages.base}/html`);
     expect(res.statusCode).toBe(200);
     const body = json(res);
@@ -117,15 +134,28 @@ describe.each(ENGINES)('discovery for POST /tip on %s', (engine) => {
     const r2 = await tip(`${pages.base}/atom`);
     expect(r2.statusCode).toBe(200);
     const thing = json(await t.app.inject({ url: `${API}/things/${json(r2).thing.id}` }));
-    expect(thing).toMatchObject({ url: inner2, owner: { type: 'user', resource: '', link: '', username: '', identity } });
+    expect(thing).toMatchObject({
+      url: inner2,
+      owner: { type: 'user', resource: '', link: '', username: '', identity },
+    });
   });
 
   it('answers 404 when the page has no payment link, or only links to another site', async () => {
-    pages.routes.set('/none', { type: 'text/html', body: '<html><head><link rel="alternate" href="/feed"></head><body>nothing</body></html>' });
+    pages.routes.set('/none', {
+      type: 'text/html',
+      body: '<html><head><link rel="alternate" href="/feed"></head><body>nothing</body></html>',
+    });
     expectNotFound(await tip(`${pages.base}/none`));
-    pages.routes.set('/elsewhere', { type: 'text/html', body: `<link rel="payment" href="https://other.example/submit/auto?url=https%3A%2F%2Fx.example%2F&user_id=bob">` });
+    pages.routes.set('/elsewhere', {
+      type: 'text/html',
+      body: `<link rel="payment" href="https://other.example/submit/auto?url=https%3A%2F%2Fx.example%2F&user_id=bob">`,
+    });
     expectNotFound(await tip(`${pages.base}/elsewhere`));
-    pages.routes.set('/gone', { status: 410, type: 'text/html', body: `<link rel="payment" href="${escapeAttr(auto({ url: 'https://blog.example.com/gone', user_id: owner.user.username }))}">` });
+    pages.routes.set('/gone', {
+      status: 410,
+      type: 'text/html',
+      body: `<link rel="payment" href="${escapeAttr(auto({ url: 'https://blog.example.com/gone', user_id: owner.user.username }))}">`,
+    });
     expectNotFound(await tip(`${pages.base}/gone`));
   });
 
@@ -138,20 +168,35 @@ describe.each(ENGINES)('discovery for POST /tip on %s', (engine) => {
     const res = await tip(`${pages.base}/broken`);
     expect(res.statusCode).toBe(200);
     expect(json(res).thing.url).toBe(inner);
-    pages.routes.set('/garbage', { type: 'text/html', body: Buffer.from([0x3c, 0x00, 0xff, 0xfe, 0x3e, 0x3c, 0x6c, 0x69, 0x6e, 0x6b]) });
+    pages.routes.set('/garbage', {
+      type: 'text/html',
+      body: Buffer.from([0x3c, 0x00, 0xff, 0xfe, 0x3e, 0x3c, 0x6c, 0x69, 0x6e, 0x6b]),
+    });
     expectNotFound(await tip(`${pages.base}/garbage`));
   });
 
   it('does not search a document larger than 1 MiB', async () => {
     const link = `<link rel="payment" href="${escapeAttr(auto({ url: 'https://blog.example.com/large', user_id: owner.user.username }))}">`;
-    pages.routes.set('/large', { type: 'text/html', body: `<html><head>${link}</head><body>${'x'.repeat(1024 * 1024)}</body></html>` });
+    pages.routes.set('/large', {
+      type: 'text/html',
+      body: `<html><head>${link}</head><body>${'x'.repeat(1024 * 1024)}</body></html>`,
+    });
     expectNotFound(await tip(`${pages.base}/large`));
-    expect(await t.db.database.db.selectFrom('things').select('id').where('url', '=', 'https://blog.example.com/large').execute()).toEqual([]);
+    expect(
+      await t.db.database.db
+        .selectFrom('things')
+        .select('id')
+        .where('url', '=', 'https://blog.example.com/large')
+        .execute(),
+    ).toEqual([]);
   });
 
   it('follows up to 3 redirects, not more', async () => {
     const inner = `https://blog.example.com/${uniqueName('moved')}`;
-    pages.routes.set('/target', { type: 'text/html', body: `<link rel="payment" href="${escapeAttr(auto({ url: inner, user_id: owner.user.username }))}">` });
+    pages.routes.set('/target', {
+      type: 'text/html',
+      body: `<link rel="payment" href="${escapeAttr(auto({ url: inner, user_id: owner.user.username }))}">`,
+    });
     pages.routes.set('/r1', { status: 301, location: '/r2' });
     pages.routes.set('/r2', { status: 302, location: '/r3' });
     pages.routes.set('/r3', { status: 307, location: '/target' });
@@ -165,7 +210,10 @@ describe.each(ENGINES)('discovery for POST /tip on %s', (engine) => {
   it('caches results for an hour: a second look-up does not fetch again', async () => {
     pages.routes.set('/cached', { type: 'text/html', body: '<p>no link yet</p>' });
     expectNotFound(await tip(`${pages.base}/cached`));
-    pages.routes.set('/cached', { type: 'text/html', body: `<link rel="payment" href="${escapeAttr(auto({ url: 'https://blog.example.com/cached', user_id: owner.user.username }))}">` });
+    pages.routes.set('/cached', {
+      type: 'text/html',
+      body: `<link rel="payment" href="${escapeAttr(auto({ url: 'https://blog.example.com/cached', user_id: owner.user.username }))}">`,
+    });
     expectNotFound(await tip(`${pages.base}/cached`));
     expect(pages.hits.get('/cached')).toBe(1);
   });
@@ -175,7 +223,12 @@ describe.each(ENGINES)('discovery for POST /tip on %s', (engine) => {
     try {
       const u = await buildUser(strict.services, { scopes: 'tip' });
       pages.hits.delete('/html');
-      const res = await strict.app.inject({ method: 'POST', url: `${API}/tip`, headers: bearer(u.token), payload: { url: `${pages.base}/html` } });
+      const res = await strict.app.inject({
+        method: 'POST',
+        url: `${API}/tip`,
+        headers: bearer(u.token),
+        payload: { url: `${pages.base}/html` },
+      });
       expect(res.statusCode).toBe(404);
       expect(pages.hits.get('/html')).toBeUndefined();
     } finally {
@@ -190,7 +243,11 @@ describe('discovery limits (createDiscovery)', () => {
   afterAll(() => pages.stop());
 
   it('gives up on a slow page at the deadline', async () => {
-    pages.routes.set('/slow', { type: 'text/html', delayMs: 3000, body: `<link rel="payment" href="${escapeAttr(auto({ url: 'https://x.example/', user_id: 'u' }))}">` });
+    pages.routes.set('/slow', {
+      type: 'text/html',
+      delayMs: 3000,
+      body: `<link rel="payment" href="${escapeAttr(auto({ url: 'https://x.example/', user_id: 'u' }))}">`,
+    });
     const d = createDiscovery({ siteUrl: PUBLIC_URL, allowPrivate: true, timeoutMs: 300 });
     const started = Date.now();
     expect(await d.discover(`${pages.base}/slow`)).toBeNull();

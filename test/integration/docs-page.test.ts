@@ -102,7 +102,15 @@ describe.each(ENGINES)('the docs page /docs/api on %s', (engine) => {
   it('gives every heading a GitHub-style id, each once', () => {
     const all = idsAndLinks(html).ids;
     expect(new Set(all).size).toBe(all.length);
-    for (const id of ['general', 'errors', 'authentication', 'oauth-2', 'rate-limits', 'partners-pending-things-and-webhooks', 'verification-and-claiming']) {
+    for (const id of [
+      'general',
+      'errors',
+      'authentication',
+      'oauth-2',
+      'rate-limits',
+      'partners-pending-things-and-webhooks',
+      'verification-and-claiming',
+    ]) {
       expect(ids.has(id), id).toBe(true);
     }
     const headings = MARKDOWN.split('\n').filter((line) => /^#{1,6} /.test(line)).length;
@@ -110,7 +118,11 @@ describe.each(ENGINES)('the docs page /docs/api on %s', (engine) => {
   });
 
   it('answers Accept: text/markdown (and no Accept) with the markdown itself', async () => {
-    for (const headers of [{ accept: 'text/markdown' }, { accept: 'text/markdown;charset=utf-8, text/html;q=0.5' }, {}]) {
+    for (const headers of [
+      { accept: 'text/markdown' },
+      { accept: 'text/markdown;charset=utf-8, text/html;q=0.5' },
+      {},
+    ]) {
       const res = await t.app.inject({ url: '/docs/api', headers });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('text/markdown; charset=utf-8');
@@ -131,7 +143,7 @@ describe.each(ENGINES)('the docs page /docs/api on %s', (engine) => {
     for (const id of anchors) expectAnchorOnPage(`${DOCS}#${id}`, 'src/');
   });
 
-  it('the error_uri of real error responses, and the OAuth metadata\'s service_documentation', async () => {
+  it("the error_uri of real error responses, and the OAuth metadata's service_documentation", async () => {
     const ip = (n: number) => `198.51.100.${n}`;
     const responses = [
       await t.app.inject({ url: `${API}/no/such/thing`, remoteAddress: ip(1) }),
@@ -141,9 +153,23 @@ describe.each(ENGINES)('the docs page /docs/api on %s', (engine) => {
       await t.app.inject({ url: `${API}/users/nobody-here`, remoteAddress: ip(5) }),
       await t.app.inject({ url: `${API}/users/nobody-here/activities`, remoteAddress: ip(6) }),
       await t.app.inject({ method: 'POST', url: `${API}/things/${thingId}/tip`, headers: bearer(broke.token) }),
-      await t.app.inject({ method: 'POST', url: `${API}/things`, headers: bearer(broke.token), payload: { url: 'not a url' } }),
-      await t.app.inject({ method: 'DELETE', url: `${API}/things/987654321/subscriptions`, headers: bearer(broke.token) }),
-      await t.app.inject({ method: 'POST', url: `${API}/user/verify`, headers: bearer(broke.token), payload: { identity: 'x' } }),
+      await t.app.inject({
+        method: 'POST',
+        url: `${API}/things`,
+        headers: bearer(broke.token),
+        payload: { url: 'not a url' },
+      }),
+      await t.app.inject({
+        method: 'DELETE',
+        url: `${API}/things/987654321/subscriptions`,
+        headers: bearer(broke.token),
+      }),
+      await t.app.inject({
+        method: 'POST',
+        url: `${API}/user/verify`,
+        headers: bearer(broke.token),
+        payload: { identity: 'x' },
+      }),
     ];
     // Over the (test's) anonymous limit of 2: 403 rate_limit_exceeded.
     for (let i = 0; i < 3; i++) responses.push(await t.app.inject({ url: `${API}/categories`, remoteAddress: ip(7) }));
@@ -154,13 +180,21 @@ describe.each(ENGINES)('the docs page /docs/api on %s', (engine) => {
       codes.add(body.error);
       expectAnchorOnPage(body.error_uri, `${body.error} (${res.statusCode})`);
     }
-    expect([...codes].sort()).toEqual(['invalid_parameters', 'no_means', 'not_acceptable', 'not_found', 'rate_limit_exceeded', 'unauthorized', 'validation']);
+    expect([...codes].sort()).toEqual([
+      'invalid_parameters',
+      'no_means',
+      'not_acceptable',
+      'not_found',
+      'rate_limit_exceeded',
+      'unauthorized',
+      'validation',
+    ]);
 
     const metadata = json(await t.app.inject({ url: '/.well-known/oauth-authorization-server' }));
     expectAnchorOnPage(metadata.service_documentation, 'service_documentation');
   });
 
-  it('the page\'s own links to #… resolve', () => {
+  it("the page's own links to #… resolve", () => {
     const { links } = idsAndLinks(html);
     expect(links.length).toBeGreaterThan(20);
     for (const id of links) expect(ids.has(id), `href="#${id}"`).toBe(true);

@@ -33,7 +33,8 @@ describe.each(ENGINES)('errors on %s', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const thingRows = async (url: string) => (await t.db.database.db.selectFrom('things').select('id').where('url', '=', url).execute()).length;
+  const thingRows = async (url: string) =>
+    (await t.db.database.db.selectFrom('things').select('id').where('url', '=', url).execute()).length;
 
   describe('unknown routes', () => {
     it.each([
@@ -49,9 +50,12 @@ describe.each(ENGINES)('errors on %s', (engine) => {
   });
 
   describe('undecodable paths', () => {
-    it.each([[`${API}/users/%FF`], [`${API}/things/%E0%A4%A`]])('%s → 400 invalid_request in the error shape', async (url) => {
-      expectError(await t.app.inject({ url }), 400, 'invalid_request');
-    });
+    it.each([[`${API}/users/%FF`], [`${API}/things/%E0%A4%A`]])(
+      '%s → 400 invalid_request in the error shape',
+      async (url) => {
+        expectError(await t.app.inject({ url }), 400, 'invalid_request');
+      },
+    );
   });
 
   describe('bearer tokens', () => {
@@ -59,12 +63,24 @@ describe.each(ENGINES)('errors on %s', (engine) => {
       const res = await t.app.inject({ url: `${API}/user`, headers: bearer('invalid-token-value') });
       expectError(res, 401, 'unauthorized');
       expect(res.headers['www-authenticate']).toMatch(/^Bearer\b/);
-      expectError(await t.app.inject({ url: `${API}/categories`, headers: bearer('invalid-token-value') }), 401, 'unauthorized');
+      expectError(
+        await t.app.inject({ url: `${API}/categories`, headers: bearer('invalid-token-value') }),
+        401,
+        'unauthorized',
+      );
     });
 
     it('a malformed Authorization header → 401 unauthorized', async () => {
-      expectError(await t.app.inject({ url: `${API}/user`, headers: { authorization: 'Bearer' } }), 401, 'unauthorized');
-      expectError(await t.app.inject({ url: `${API}/user`, headers: { authorization: 'Basic dXNlcjpwYXNz' } }), 401, 'unauthorized');
+      expectError(
+        await t.app.inject({ url: `${API}/user`, headers: { authorization: 'Bearer' } }),
+        401,
+        'unauthorized',
+      );
+      expectError(
+        await t.app.inject({ url: `${API}/user`, headers: { authorization: 'Basic dXNlcjpwYXNz' } }),
+        401,
+        'unauthorized',
+      );
     });
 
     it('a valid token passes (control)', async () => {
@@ -119,7 +135,9 @@ describe.each(ENGINES)('errors on %s', (engine) => {
       if (engine === 'sqlite') {
         await sql`CREATE TRIGGER boom BEFORE INSERT ON activities BEGIN SELECT RAISE(ABORT, 'boom'); END`.execute(db);
       } else {
-        await sql`CREATE FUNCTION boom_fn() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$`.execute(db);
+        await sql`CREATE FUNCTION boom_fn() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'boom'; END $$`.execute(
+          db,
+        );
         await sql`CREATE TRIGGER boom BEFORE INSERT ON activities FOR EACH ROW EXECUTE FUNCTION boom_fn()`.execute(db);
       }
     }
@@ -133,18 +151,33 @@ describe.each(ENGINES)('errors on %s', (engine) => {
       }
     }
 
-    it('a database failure → 500 server_error without internals, and the request\'s writes are rolled back', async () => {
+    it("a database failure → 500 server_error without internals, and the request's writes are rolled back", async () => {
       const url = `https://example.com/${uniqueName('boom')}`;
       const thingsBefore = (await t.db.database.db.selectFrom('things').select('id').execute()).length;
       await installFailingTrigger();
       let res: LightMyRequestResponse;
       try {
-        res = await t.app.inject({ method: 'POST', url: `${API}/things`, headers: bearer(user.token), payload: { url, title: 'Boom' } });
+        res = await t.app.inject({
+          method: 'POST',
+          url: `${API}/things`,
+          headers: bearer(user.token),
+          payload: { url, title: 'Boom' },
+        });
       } finally {
         await dropFailingTrigger();
       }
       const body = expectError(res, 500, 'server_error');
-      for (const leak of [/boom/i, /insert/i, /activities/i, /select/i, /sql/i, /trigger/i, /\bat\s+\S+\s*\(/, /\.ts\b/, /node_modules/]) {
+      for (const leak of [
+        /boom/i,
+        /insert/i,
+        /activities/i,
+        /select/i,
+        /sql/i,
+        /trigger/i,
+        /\bat\s+\S+\s*\(/,
+        /\.ts\b/,
+        /node_modules/,
+      ]) {
         expect(res.body).not.toMatch(leak);
       }
       expect(body.error_description).not.toMatch(/error:/i);
@@ -153,7 +186,12 @@ describe.each(ENGINES)('errors on %s', (engine) => {
       expect((await t.db.database.db.selectFrom('things').select('id').execute()).length).toBe(thingsBefore);
 
       // With the trigger gone the same request succeeds: the failure was the database, not the input.
-      const again = await t.app.inject({ method: 'POST', url: `${API}/things`, headers: bearer(user.token), payload: { url, title: 'Boom' } });
+      const again = await t.app.inject({
+        method: 'POST',
+        url: `${API}/things`,
+        headers: bearer(user.token),
+        payload: { url, title: 'Boom' },
+      });
       expect(again.statusCode, again.body).toBe(201);
       expect(await thingRows(url)).toBe(1);
     });

@@ -50,7 +50,8 @@ export function parseRoutes(tree: string): Route[] {
 }
 
 /** Routes not fuzzed: CORS preflight and HEAD (GET's twin), Swagger UI's static files. */
-const skipped = (r: Route) => r.method === 'OPTIONS' || r.method === 'HEAD' || r.path.includes('*') || r.path.startsWith('/docs/static/');
+const skipped = (r: Route) =>
+  r.method === 'OPTIONS' || r.method === 'HEAD' || r.path.includes('*') || r.path.startsWith('/docs/static/');
 
 const oddConstants = fc.constantFrom(
   '',
@@ -101,17 +102,72 @@ const oddString = fc.oneof(
 
 /** A value as it goes into a URL: percent-encoded (lone surrogates as U+FFFD), or raw escapes. */
 const encoded = (s: fc.Arbitrary<string>) =>
-  fc.oneof({ weight: 6, arbitrary: s.map((x) => encodeURIComponent(x.toWellFormed())) }, { weight: 1, arbitrary: fc.constantFrom('%00', '%ZZ', '%C0%AF', '%ED%A0%80', 'a%2Fb', '..') });
+  fc.oneof(
+    { weight: 6, arbitrary: s.map((x) => encodeURIComponent(x.toWellFormed())) },
+    { weight: 1, arbitrary: fc.constantFrom('%00', '%ZZ', '%C0%AF', '%ED%A0%80', 'a%2Fb', '..') },
+  );
 
 const QUERY_KEYS = [
-  'count', 'page', 'full', 'url', 'query', 'tags', 'sort', 'user', 'language', 'category', 'type', 'jsonp', '_method',
-  'client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'return_to', 'done',
+  'count',
+  'page',
+  'full',
+  'url',
+  'query',
+  'tags',
+  'sort',
+  'user',
+  'language',
+  'category',
+  'type',
+  'jsonp',
+  '_method',
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'return_to',
+  'done',
 ];
 const BODY_KEYS = [
-  'url', 'title', 'description', 'tags', 'hidden', 'category', 'language', '_method', 'identity',
-  'grant_type', 'code', 'redirect_uri', 'client_id', 'client_secret', 'code_verifier', 'token', 'token_type_hint',
-  'username', 'email', 'password', 'return_to', 'name', 'callback_domain', 'redirect_uris', 'budget_cents',
-  'firstname', 'lastname', 'about', 'city', 'country', 'avatar', 'hide_tips', 'decision', 'scope', 'state', 'response_type',
+  'url',
+  'title',
+  'description',
+  'tags',
+  'hidden',
+  'category',
+  'language',
+  '_method',
+  'identity',
+  'grant_type',
+  'code',
+  'redirect_uri',
+  'client_id',
+  'client_secret',
+  'code_verifier',
+  'token',
+  'token_type_hint',
+  'username',
+  'email',
+  'password',
+  'return_to',
+  'name',
+  'callback_domain',
+  'redirect_uris',
+  'budget_cents',
+  'firstname',
+  'lastname',
+  'about',
+  'city',
+  'country',
+  'avatar',
+  'hide_tips',
+  'decision',
+  'scope',
+  'state',
+  'response_type',
 ];
 
 describe.each(ENGINES)('every route fuzzed on %s', (engine) => {
@@ -136,7 +192,10 @@ describe.each(ENGINES)('every route fuzzed on %s', (engine) => {
     owner = await buildUser(t.services);
     const other = await buildUser(t.services);
     client = await buildClient(t.services, { ownerUserId: owner.user.id });
-    thingIds = [String(await buildThing(t.services, owner, { title: 'Fuzzed' })), String(await buildThing(t.services, other, { title: 'Other' }))];
+    thingIds = [
+      String(await buildThing(t.services, owner, { title: 'Fuzzed' })),
+      String(await buildThing(t.services, other, { title: 'Other' })),
+    ];
     const webUser = await buildWebUser(t.services);
     usernames = [owner.user.username, other.user.username, webUser.username];
     web = new WebClient(t.app);
@@ -179,12 +238,29 @@ describe.each(ENGINES)('every route fuzzed on %s', (engine) => {
     };
     const known = real[name];
     const good = known ? fc.nat().map((i) => encodeURIComponent(known()[i % known().length]!)) : fc.constant('x');
-    return fc.oneof({ weight: 3, arbitrary: good }, { weight: 2, arbitrary: encoded(oddString).filter((x) => x !== '' && x !== '..') });
+    return fc.oneof(
+      { weight: 3, arbitrary: good },
+      { weight: 2, arbitrary: encoded(oddString).filter((x) => x !== '' && x !== '..') },
+    );
   }
 
   const queries = fc
-    .array(fc.tuple(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...QUERY_KEYS) }, { weight: 1, arbitrary: oddString }), fc.option(oddString, { nil: undefined })), { maxLength: 5 })
-    .map((pairs) => pairs.map(([k, v]) => (v === undefined ? encodeURIComponent(k.toWellFormed()) : `${encodeURIComponent(k.toWellFormed())}=${encodeURIComponent(v.toWellFormed())}`)).join('&'));
+    .array(
+      fc.tuple(
+        fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...QUERY_KEYS) }, { weight: 1, arbitrary: oddString }),
+        fc.option(oddString, { nil: undefined }),
+      ),
+      { maxLength: 5 },
+    )
+    .map((pairs) =>
+      pairs
+        .map(([k, v]) =>
+          v === undefined
+            ? encodeURIComponent(k.toWellFormed())
+            : `${encodeURIComponent(k.toWellFormed())}=${encodeURIComponent(v.toWellFormed())}`,
+        )
+        .join('&'),
+    );
 
   const fieldValue = fc.oneof(
     { weight: 5, arbitrary: oddString },
@@ -195,7 +271,10 @@ describe.each(ENGINES)('every route fuzzed on %s', (engine) => {
   );
   /** Values a field of that name takes when the request is meant to get far (the rest is odd). */
   const plausible: Record<string, () => unknown[]> = {
-    url: () => ['https://example.com/fuzzed', `${PUBLIC_URL}/submit/auto?url=https%3A%2F%2Fx.example%2F&user_id=${usernames[0]}`],
+    url: () => [
+      'https://example.com/fuzzed',
+      `${PUBLIC_URL}/submit/auto?url=https%3A%2F%2Fx.example%2F&user_id=${usernames[0]}`,
+    ],
     grant_type: () => ['authorization_code'],
     redirect_uri: () => [REDIRECT_URI],
     client_id: () => [client.clientId],
@@ -213,26 +292,62 @@ describe.each(ENGINES)('every route fuzzed on %s', (engine) => {
   };
   const valueFor = (key: string) => {
     const good = plausible[key];
-    return good ? fc.oneof({ weight: 2, arbitrary: fc.nat().map((i) => good()[i % good().length]) }, { weight: 2, arbitrary: fieldValue }) : fieldValue;
+    return good
+      ? fc.oneof(
+          { weight: 2, arbitrary: fc.nat().map((i) => good()[i % good().length]) },
+          { weight: 2, arbitrary: fieldValue },
+        )
+      : fieldValue;
   };
   // a few fields of any name, or many of the names the routes read, each plausible or odd
   const fields = fc.oneof(
-    fc.dictionary(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...BODY_KEYS) }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) }), fieldValue, { maxKeys: 6 }),
-    fc.record(Object.fromEntries(BODY_KEYS.map((k) => [k, valueFor(k)])), { requiredKeys: [] }) as fc.Arbitrary<Record<string, unknown>>,
+    fc.dictionary(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...BODY_KEYS) },
+        { weight: 1, arbitrary: fc.string({ maxLength: 6 }) },
+      ),
+      fieldValue,
+      { maxKeys: 6 },
+    ),
+    fc.record(Object.fromEntries(BODY_KEYS.map((k) => [k, valueFor(k)])), { requiredKeys: [] }) as fc.Arbitrary<
+      Record<string, unknown>
+    >,
   );
 
   type Body = { type?: string; payload?: string };
   const form = (o: Record<string, unknown>) => {
     const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(o)) for (const x of Array.isArray(v) ? v : [v]) q.append(k.toWellFormed(), (typeof x === 'string' ? x : String(x)).toWellFormed());
+    for (const [k, v] of Object.entries(o))
+      for (const x of Array.isArray(v) ? v : [v])
+        q.append(k.toWellFormed(), (typeof x === 'string' ? x : String(x)).toWellFormed());
     return q.toString();
   };
   const bodies: fc.Arbitrary<Body> = fc.oneof(
     { weight: 4, arbitrary: fields.map((o): Body => ({ type: 'application/json', payload: JSON.stringify(o) })) },
-    { weight: 4, arbitrary: fields.map((o): Body => ({ type: 'application/x-www-form-urlencoded', payload: form(o) })) },
-    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v): Body => ({ type: 'application/json', payload: JSON.stringify(v) ?? '' })) },
-    { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }).map((p): Body => ({ type: 'application/json', payload: p })) },
-    { weight: 1, arbitrary: fc.constantFrom<Body>({ type: 'text/plain', payload: 'x' }, { type: 'multipart/form-data; boundary=x', payload: '--x--' }, {}) },
+    {
+      weight: 4,
+      arbitrary: fields.map((o): Body => ({ type: 'application/x-www-form-urlencoded', payload: form(o) })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .jsonValue({ maxDepth: 3 })
+        .map((v): Body => ({ type: 'application/json', payload: JSON.stringify(v) ?? '' })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .string({ unit: 'binary', maxLength: 40 })
+        .map((p): Body => ({ type: 'application/json', payload: p })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<Body>(
+        { type: 'text/plain', payload: 'x' },
+        { type: 'multipart/form-data; boundary=x', payload: '--x--' },
+        {},
+      ),
+    },
   );
 
   type Auth = 'none' | 'bearer' | 'bogus-bearer' | 'basic' | 'bogus-basic' | 'session';
@@ -251,15 +366,34 @@ describe.each(ENGINES)('every route fuzzed on %s', (engine) => {
 
   /** The payload with the session's CSRF token added (form field or JSON object key). */
   function withCsrfToken(body: Body, payload: string): string {
-    if (body.type === 'application/x-www-form-urlencoded') return `${payload}${payload ? '&' : ''}_csrf=${encodeURIComponent(webCsrf)}`;
-    if (body.type === 'application/json' && payload.startsWith('{')) return JSON.stringify({ ...JSON.parse(payload), _csrf: webCsrf });
+    if (body.type === 'application/x-www-form-urlencoded')
+      return `${payload}${payload ? '&' : ''}_csrf=${encodeURIComponent(webCsrf)}`;
+    if (body.type === 'application/json' && payload.startsWith('{'))
+      return JSON.stringify({ ...JSON.parse(payload), _csrf: webCsrf });
     return payload;
   }
 
   /** Row counts of every table a request may write. */
   async function counts(): Promise<Record<string, number>> {
-    const tables = ['users', 'things', 'thing_tags', 'tips', 'activities', 'subscriptions', 'oauth_clients', 'oauth_codes', 'access_tokens', 'identities', 'ledger_entries', 'webhook_deliveries'];
-    const r = await sql<Record<string, number | string>>`select ${sql.join(tables.map((x) => sql`(select count(*) from ${sql.table(x)}) as ${sql.ref(x)}`))}`.execute(t.db.database.db);
+    const tables = [
+      'users',
+      'things',
+      'thing_tags',
+      'tips',
+      'activities',
+      'subscriptions',
+      'oauth_clients',
+      'oauth_codes',
+      'access_tokens',
+      'identities',
+      'ledger_entries',
+      'webhook_deliveries',
+    ];
+    const r = await sql<
+      Record<string, number | string>
+    >`select ${sql.join(tables.map((x) => sql`(select count(*) from ${sql.table(x)}) as ${sql.ref(x)}`))}`.execute(
+      t.db.database.db,
+    );
     return Object.fromEntries(Object.entries(r.rows[0]!).map(([k, v]) => [k, Number(v)]));
   }
 
@@ -272,17 +406,23 @@ describe.each(ENGINES)('every route fuzzed on %s', (engine) => {
       expect(type, context).toBe('application/json;charset=utf-8');
       const body = JSON.parse(res.body);
       const keys = Object.keys(body).sort();
-      if (route.path.endsWith('/lookup') && res.statusCode === 404) expect(keys, context).toEqual(['description', 'message']);
+      if (route.path.endsWith('/lookup') && res.statusCode === 404)
+        expect(keys, context).toEqual(['description', 'message']);
       else expect(keys, context).toEqual(['error', 'error_description', 'error_uri']);
     } else if (route.path === '/oauth/token' || route.path === '/oauth/revoke') {
       expect(type, context).toBe('application/json;charset=utf-8');
       expect(Object.keys(JSON.parse(res.body)).sort(), context).toEqual(['error', 'error_description']);
-    } else if (!['/metrics', '/healthz', '/readyz', '/openapi.json', '/.well-known/oauth-authorization-server'].includes(route.path) && !route.path.startsWith('/docs')) {
+    } else if (
+      !['/metrics', '/healthz', '/readyz', '/openapi.json', '/.well-known/oauth-authorization-server'].includes(
+        route.path,
+      ) &&
+      !route.path.startsWith('/docs')
+    ) {
       expect(type, context).toMatch(/^text\/html/);
     }
   }
 
-  it('no route answers 5xx, errors keep their context\'s shape, refused writes change nothing', async () => {
+  it("no route answers 5xx, errors keep their context's shape, refused writes change nothing", async () => {
     for (const route of routes) {
       const names = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
       await fc.assert(
@@ -301,7 +441,13 @@ describe.each(ENGINES)('every route fuzzed on %s', (engine) => {
             const url = `${path}${query ? `?${query}` : ''}`;
             const write = route.method !== 'GET';
             const before = write ? await counts() : undefined;
-            const res = await t.app.inject({ method: route.method as 'GET', url, headers: headersFor(auth, body), payload, remoteAddress: '10.0.0.1' });
+            const res = await t.app.inject({
+              method: route.method as 'GET',
+              url,
+              headers: headersFor(auth, body),
+              payload,
+              remoteAddress: '10.0.0.1',
+            });
             const context = `${route.method} ${url} [${auth}] ${body.type ?? ''} ${String(payload).slice(0, 200)} → ${res.statusCode} ${res.body.slice(0, 300)}`;
             checkAnswer(route, res, context);
             if (before && res.statusCode >= 400) expect(await counts(), context).toEqual(before);

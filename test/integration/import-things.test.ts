@@ -26,8 +26,12 @@ describe('npmTags and countDataRows', () => {
   });
 
   it('counts the lines after the header, with or without a final newline', async () => {
-    expect(await countDataRows(tsv('a.tsv', 'name\tversion\tdownloads_a_month\tsummary\nx\t1\t2\ts\ny\t1\t2\ts\n'))).toBe(2);
-    expect(await countDataRows(tsv('b.tsv', 'name\tversion\tdownloads_a_month\tsummary\nx\t1\t2\ts\ny\t1\t2\ts'))).toBe(2);
+    expect(
+      await countDataRows(tsv('a.tsv', 'name\tversion\tdownloads_a_month\tsummary\nx\t1\t2\ts\ny\t1\t2\ts\n')),
+    ).toBe(2);
+    expect(await countDataRows(tsv('b.tsv', 'name\tversion\tdownloads_a_month\tsummary\nx\t1\t2\ts\ny\t1\t2\ts'))).toBe(
+      2,
+    );
     expect(await countDataRows(tsv('c.tsv', ''))).toBe(0);
   });
 });
@@ -59,10 +63,27 @@ describe.each(ENGINES)('importThings on %s', (engine) => {
     expect(report.rejected[0]!.reason).toBe('expected 4 tab-separated columns, got 2');
     expect(report.rejected[1]!.reason).toContain('Invalid title');
 
-    const things = await t.db.database.db.selectFrom('things').selectAll().where('owner_user_id', '=', owner.user.id).orderBy('id').execute();
+    const things = await t.db.database.db
+      .selectFrom('things')
+      .selectAll()
+      .where('owner_user_id', '=', owner.user.id)
+      .orderBy('id')
+      .execute();
     expect(things.map((r) => [r.url, r.title, r.category, r.language, r.tags])).toEqual([
-      [`https://www.npmjs.com/package/left-pad-${engine}`, `left-pad-${engine}`, 'software', 'en_GB', `npm,left,pad,${engine}`],
-      [`https://www.npmjs.com/package/long-summary-${engine}`, `long-summary-${engine}`, 'software', 'en_GB', `npm,long,summary,${engine}`],
+      [
+        `https://www.npmjs.com/package/left-pad-${engine}`,
+        `left-pad-${engine}`,
+        'software',
+        'en_GB',
+        `npm,left,pad,${engine}`,
+      ],
+      [
+        `https://www.npmjs.com/package/long-summary-${engine}`,
+        `long-summary-${engine}`,
+        'software',
+        'en_GB',
+        `npm,long,summary,${engine}`,
+      ],
     ]);
     expect([...things[1]!.description].length).toBe(1000);
     expect(things[1]!.description.endsWith('…')).toBe(true);
@@ -75,17 +96,36 @@ describe.each(ENGINES)('importThings on %s', (engine) => {
     const owner = await buildUser(t.services);
     const file = tsv(
       `${engine}-tags.tsv`,
-      ['name\tversion\tdownloads_a_month\tsummary', `@odd(scope)/kit-${engine}\t1\t1\ta scope no tags search could name`, `plain-${engine}\t1\t1\tfine`].join('\n'),
+      [
+        'name\tversion\tdownloads_a_month\tsummary',
+        `@odd(scope)/kit-${engine}\t1\t1\ta scope no tags search could name`,
+        `plain-${engine}\t1\t1\tfine`,
+      ].join('\n'),
     );
     const report = await importThings(t.db.database, t.clock, file, owner.user.id);
     expect(report).toMatchObject({ rows: 2, inserted: 2, skipped: 0, rejected: [] });
-    expect(report.warnings).toEqual([{ line: 2, reason: `tag left out: the tag "odd(scope)" holds '('; a tag cannot hold white space or any of & | ! ( ) , (a tags search could never find it)` }]);
-    const rows = await t.db.database.db.selectFrom('things').select(['id', 'title', 'tags']).where('owner_user_id', '=', owner.user.id).orderBy('id').execute();
+    expect(report.warnings).toEqual([
+      {
+        line: 2,
+        reason: `tag left out: the tag "odd(scope)" holds '('; a tag cannot hold white space or any of & | ! ( ) , (a tags search could never find it)`,
+      },
+    ]);
+    const rows = await t.db.database.db
+      .selectFrom('things')
+      .select(['id', 'title', 'tags'])
+      .where('owner_user_id', '=', owner.user.id)
+      .orderBy('id')
+      .execute();
     expect(rows.map((r) => [r.title, r.tags])).toEqual([
       [`@odd(scope)/kit-${engine}`, `npm,kit,${engine}`],
       [`plain-${engine}`, `npm,plain,${engine}`],
     ]);
-    const stored = await t.db.database.db.selectFrom('thing_tags').select('tag').where('thing_id', '=', rows[0]!.id).orderBy('tag').execute();
+    const stored = await t.db.database.db
+      .selectFrom('thing_tags')
+      .select('tag')
+      .where('thing_id', '=', rows[0]!.id)
+      .orderBy('tag')
+      .execute();
     expect(stored.map((r) => r.tag)).toEqual([engine, 'kit', 'npm'].sort());
   });
 });

@@ -40,15 +40,24 @@ describe.each(ENGINES)('GET /metrics on %s', (engine) => {
     const id = await buildThing(t.services, owner);
     expect(metricValue(await scrape(), 'tipjar_api_tips_total')).toBe(0);
 
-    expect((await t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(tipper.token) })).statusCode).toBe(200);
-    expect((await t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(tipper.token) })).statusCode).toBe(403);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(tipper.token) }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(tipper.token) }))
+        .statusCode,
+    ).toBe(403);
     await t.app.inject({ url: `${API}/things/${id}` });
     await t.app.inject({ url: `${API}/things/${id + 1000}` });
 
     const text = await scrape();
     expect(metricValue(text, 'tipjar_api_tips_total')).toBe(1); // the tip_once refusal is not a tip
     const count = (route: string, status: number, method = 'GET') =>
-      metricValue(text, `tipjar_http_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"}`);
+      metricValue(
+        text,
+        `tipjar_http_request_duration_seconds_count{method="${method}",route="${route}",status="${status}"}`,
+      );
     expect(count('/rest/v2/things/:id/tip', 200, 'POST')).toBe(1);
     expect(count('/rest/v2/things/:id/tip', 403, 'POST')).toBe(1);
     expect(count('/rest/v2/things/:ids', 200)).toBe(1);
@@ -59,10 +68,20 @@ describe.each(ENGINES)('GET /metrics on %s', (engine) => {
   it('reports the pending deliveries of the webhook outbox', async () => {
     expect(metricValue(await scrape(), 'tipjar_webhook_outbox_pending')).toBe(0);
     const namespace = uniqueName('ns');
-    await createPartner(t.services, { namespace, webhookUrl: 'http://127.0.0.1:9/hook', events: 'pendingclickcreate', allowPrivateWebhook: true });
+    await createPartner(t.services, {
+      namespace,
+      webhookUrl: 'http://127.0.0.1:9/hook',
+      events: 'pendingclickcreate',
+      allowPrivateWebhook: true,
+    });
     const tipper = await buildUser(t.services, { scopes: 'tip' });
     const url = `${PUBLIC_URL}/submit/auto?${new URLSearchParams({ url: `https://blog.example.com/${uniqueName('p')}`, owner: `partner:${namespace}:7` })}`;
-    const res = await t.app.inject({ method: 'POST', url: `${API}/tip`, headers: bearer(tipper.token), payload: { url } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `${API}/tip`,
+      headers: bearer(tipper.token),
+      payload: { url },
+    });
     expect(res.statusCode).toBe(200);
     expect(metricValue(await scrape(), 'tipjar_webhook_outbox_pending')).toBe(1);
   });
@@ -101,7 +120,12 @@ describe.each(ENGINES)('who may scrape GET /metrics on %s', (engine) => {
       expectRefused(await t.app.inject({ url: '/metrics', headers: bearer(`${TOKEN.slice(0, -1)}0`) })); // same length, last character differs
       expectRefused(await t.app.inject({ url: '/metrics', headers: bearer(TOKEN.slice(0, 20)) })); // a prefix
       expectRefused(await t.app.inject({ url: '/metrics', headers: bearer(`${TOKEN}x`) }));
-      expectRefused(await t.app.inject({ url: '/metrics', headers: { authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` } }));
+      expectRefused(
+        await t.app.inject({
+          url: '/metrics',
+          headers: { authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` },
+        }),
+      );
       expectRefused(await t.app.inject({ url: '/metrics', query: { access_token: TOKEN } }));
       const ok = await t.app.inject({ url: '/metrics', headers: { authorization: `bearer ${TOKEN}` } });
       expect(ok.statusCode).toBe(200);
@@ -114,12 +138,20 @@ describe.each(ENGINES)('who may scrape GET /metrics on %s', (engine) => {
 
   it('with METRICS_PORT: served by its own listener on 127.0.0.1 (with the token when set), not on the public port', async () => {
     for (const token of [undefined, TOKEN]) {
-      const t = await buildTestApp(engine, { env: { METRICS_PORT: '9464', ...(token ? { METRICS_TOKEN: token } : {}) } });
+      const t = await buildTestApp(engine, {
+        env: { METRICS_PORT: '9464', ...(token ? { METRICS_TOKEN: token } : {}) },
+      });
       let listener: FastifyInstance | undefined;
       try {
         expect(t.config.metricsHost).toBe('127.0.0.1');
         // Port 0 instead of the configured 9464: a free port, so parallel test files never collide.
-        listener = await listenForMetrics(t.app, { port: 0, host: t.config.metricsHost, token: t.config.metricsToken, publicUrl: t.config.publicUrl, timeouts: t.config });
+        listener = await listenForMetrics(t.app, {
+          port: 0,
+          host: t.config.metricsHost,
+          token: t.config.metricsToken,
+          publicUrl: t.config.publicUrl,
+          timeouts: t.config,
+        });
         const address = listener.server.address() as AddressInfo;
         expect(address.address).toBe('127.0.0.1');
         const base = `http://127.0.0.1:${address.port}`;
@@ -143,7 +175,9 @@ describe.each(ENGINES)('who may scrape GET /metrics on %s', (engine) => {
         expect(res.headers.get('content-type')).toBe(PROMETHEUS_TYPE);
         const text = await res.text();
         // The public app's own registry: its request to /healthz is counted there.
-        expect(metricValue(text, 'tipjar_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}')).toBe(1);
+        expect(
+          metricValue(text, 'tipjar_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}'),
+        ).toBe(1);
         expect(metricValue(text, 'tipjar_webhook_outbox_pending')).toBe(0);
 
         const other = await fetch(`${base}${API}/things/1`);

@@ -55,13 +55,19 @@ describe.each(ENGINES)('a scripted month on %s', (engine) => {
   it('funds, tips, subscribes, pauses, settles by the scheduler; ledger check passes and the report matches', async () => {
     const s = t.services;
     const step = () => clock.advance(60);
-    const post = (path: string, who: TestUser) => t.app.inject({ method: 'POST', url: `${API}${path}`, headers: bearer(who.token) });
+    const post = (path: string, who: TestUser) =>
+      t.app.inject({ method: 'POST', url: `${API}${path}`, headers: bearer(who.token) });
 
     const npm = await buildUser(s, { funded: false });
     expect(existsSync(CATALOGUE)).toBe(true);
     const imported = await importThings(s.database, s.clock, CATALOGUE, npm.user.id, { limit: 25 });
     expect(imported.inserted).toBe(25);
-    const catalogue = await s.database.db.selectFrom('things').select(['id', 'title']).where('owner_user_id', '=', npm.user.id).orderBy('id').execute();
+    const catalogue = await s.database.db
+      .selectFrom('things')
+      .select(['id', 'title'])
+      .where('owner_user_id', '=', npm.user.id)
+      .orderBy('id')
+      .execute();
     const [A, B] = [catalogue[0]!.id, catalogue[1]!.id];
     const carol = await buildUser(s, { funded: false });
     const C = await buildThing(s, carol, { title: 'Carol writes' });
@@ -89,12 +95,23 @@ describe.each(ENGINES)('a scripted month on %s', (engine) => {
       expect(res.statusCode, `${path}: ${res.body}`).toBe(200);
     }
     step();
-    const paused = await t.app.inject({ method: 'PUT', url: `${API}/things/${C}/subscriptions`, headers: bearer(bob.token) });
+    const paused = await t.app.inject({
+      method: 'PUT',
+      url: `${API}/things/${C}/subscriptions`,
+      headers: bearer(bob.token),
+    });
     expect(json(paused).message).toBe('paused');
     await setMonthlyBudget(s, dave.user.id, 1000);
 
     const june = await getMoneySummary(s, alice.user.id);
-    expect(june).toMatchObject({ balanceCents: 2000, budgetCents: 700, hasMeans: true, period: '2025-06', periodTipCount: 3, earningsByPeriod: [] });
+    expect(june).toMatchObject({
+      balanceCents: 2000,
+      budgetCents: 700,
+      hasMeans: true,
+      period: '2025-06',
+      periodTipCount: 3,
+      earningsByPeriod: [],
+    });
 
     // Still June: the scheduler renews June (nothing new: every subscriber of June tipped on subscribing or lacks means).
     const juneTick = await runSchedulerTick(s);
@@ -104,7 +121,9 @@ describe.each(ENGINES)('a scripted month on %s', (engine) => {
     // 1 July, 00:00:30: settle June, renew July.
     clock.set(at(2025, 7, 1, 0, 0, 30));
     const july = await runSchedulerTick(s);
-    expect(july.settlements).toMatchObject([{ period: '2025-06', status: 'settled', alreadySettled: false, tippersSettled: 3, centsMoved: 700 + 500 + 300 }]);
+    expect(july.settlements).toMatchObject([
+      { period: '2025-06', status: 'settled', alreadySettled: false, tippersSettled: 3, centsMoved: 700 + 500 + 300 },
+    ]);
     expect(july.renewal?.renewals.map((r) => [r.userId, r.thingId, r.outcome]).sort()).toEqual(
       [
         [alice.user.id, B, 'tipped'],
@@ -115,7 +134,9 @@ describe.each(ENGINES)('a scripted month on %s', (engine) => {
     expect(again).toEqual({ purgedCodes: 0, settlements: [] });
 
     const subs = json<any[]>(await t.app.inject({ url: `${API}/user/subscriptions`, headers: bearer(alice.token) }));
-    expect(subs.map((x) => [x.thing.id, x.active, x.thing.tipped, x.thing.subscribed])).toEqual([[B, true, true, true]]);
+    expect(subs.map((x) => [x.thing.id, x.active, x.thing.tipped, x.thing.subscribed])).toEqual([
+      [B, true, true, true],
+    ]);
 
     // 1 August: settle July (alice's renewal tip), renew August (alice now lacks means).
     clock.set(at(2025, 8, 1, 0, 1));
@@ -146,7 +167,12 @@ describe.each(ENGINES)('a scripted month on %s', (engine) => {
     expect(check.out.trim()).toBe('ledger check: OK');
     const report = await cli(t.db.url, ['ledger', 'report', '--user', npm.user.username]);
     expect(report.code, report.out).toBe(0);
-    expect(report.out.trim().split('\n').map((l) => l.trim().split(/\s+/))).toEqual([
+    expect(
+      report.out
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/)),
+    ).toEqual([
       ['earnings', 'of', npm.user.username],
       ['period', 'tips', 'cents'],
       ['2025-06', '4', '1017'],

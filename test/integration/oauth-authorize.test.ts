@@ -35,7 +35,13 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
   afterAll(async () => t.close());
 
   const q = (over: Record<string, unknown> = {}) => {
-    const base: Record<string, unknown> = { response_type: 'code', client_id: c.clientId, redirect_uri: REDIRECT_URI, scope: 'tip', state: 'xyz' };
+    const base: Record<string, unknown> = {
+      response_type: 'code',
+      client_id: c.clientId,
+      redirect_uri: REDIRECT_URI,
+      scope: 'tip',
+      state: 'xyz',
+    };
     for (const [k, v] of Object.entries(over)) {
       if (v === undefined) delete base[k];
       else base[k] = v;
@@ -81,8 +87,22 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
   }
 
   const counts = async () => ({
-    codes: Number((await t.db.database.db.selectFrom('oauth_codes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
-    tokens: Number((await t.db.database.db.selectFrom('access_tokens').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
+    codes: Number(
+      (
+        await t.db.database.db
+          .selectFrom('oauth_codes')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+    tokens: Number(
+      (
+        await t.db.database.db
+          .selectFrom('access_tokens')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
   });
 
   describe('RFC 6749 §4.1.1 a valid authorization request', () => {
@@ -90,7 +110,16 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
       const { challenge } = pkcePair();
       const r = await validate({ scope: 'tip thing', code_challenge: challenge, code_challenge_method: 'S256' });
       expect(Object.keys(r).sort()).toEqual(
-        ['client', 'codeChallenge', 'codeChallengeMethod', 'redirectUri', 'redirectUriGiven', 'responseType', 'scopes', 'state'].sort(),
+        [
+          'client',
+          'codeChallenge',
+          'codeChallengeMethod',
+          'redirectUri',
+          'redirectUriGiven',
+          'responseType',
+          'scopes',
+          'state',
+        ].sort(),
       );
       expect(r.client.clientId).toBe(c.clientId);
       expect(r).toMatchObject({
@@ -137,15 +166,28 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
       expect(location.hash).toBe('');
       const code = location.searchParams.get('code')!;
       expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      const row = await t.db.database.db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', sha256(code)).executeTakeFirstOrThrow();
-      expect(row).toMatchObject({ redirect_uri: REDIRECT_URI, scope: 'thing tip', code_challenge: challenge, code_challenge_method: 'S256' });
+      const row = await t.db.database.db
+        .selectFrom('oauth_codes')
+        .selectAll()
+        .where('code_hash', '=', sha256(code))
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({
+        redirect_uri: REDIRECT_URI,
+        scope: 'thing tip',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
       expect(Number(row.client_id)).toBe(c.client.id);
       expect(Number(row.user_id)).toBe(user.user.id);
       expect(Number(row.redirect_uri_given)).toBe(1);
       expect(Number(row.created_at)).toBe(clock.now());
       expect(Number(row.expires_at)).toBe(clock.now() + 600);
       expect(row.used_at).toBeNull();
-      const stored = await t.db.database.db.selectFrom('oauth_codes').select('id').where('code_hash', '=', code).executeTakeFirst();
+      const stored = await t.db.database.db
+        .selectFrom('oauth_codes')
+        .select('id')
+        .where('code_hash', '=', code)
+        .executeTakeFirst();
       expect(stored).toBeUndefined();
     });
 
@@ -157,13 +199,18 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
     });
 
     it('omits state when none was sent', async () => {
-      const location = new URL(await approveAuthorization(t.services, await validate({ state: undefined }), user.user.id));
+      const location = new URL(
+        await approveAuthorization(t.services, await validate({ state: undefined }), user.user.id),
+      );
       expect([...location.searchParams.keys()]).toEqual(['code']);
     });
 
     it('refuses to approve for a client deleted after validation (not redirectable), storing nothing', async () => {
       const gone = await buildClient(t.services);
-      const request = await validateAuthorizationRequest(t.services, { response_type: 'code', client_id: gone.clientId });
+      const request = await validateAuthorizationRequest(t.services, {
+        response_type: 'code',
+        client_id: gone.clientId,
+      });
       await deleteClient(t.services, gone.clientId);
       const before = await counts();
       const err = await approveAuthorization(t.services, request, user.user.id).catch((e: unknown) => e);
@@ -185,7 +232,11 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
       expect(params.get('scope')).toBe('tip extendedread');
       expect(params.get('state')).toBe('xyz');
       const token = params.get('access_token')!;
-      const row = await t.db.database.db.selectFrom('access_tokens').selectAll().where('token_hash', '=', sha256(token)).executeTakeFirstOrThrow();
+      const row = await t.db.database.db
+        .selectFrom('access_tokens')
+        .selectAll()
+        .where('token_hash', '=', sha256(token))
+        .executeTakeFirstOrThrow();
       expect(Number(row.client_id)).toBe(c.client.id);
       expect(row.code_id).toBeNull();
       const res = await t.app.inject({ url: `${API}/user`, headers: bearer(token) });
@@ -247,33 +298,61 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
     });
 
     it('accepts subdomains, any port and path, and http only for localhost / 127.0.0.1', async () => {
-      expect((await validate({ redirect_uri: 'https://a.b.app.example.com:8443/x/y?z=1' })).redirectUri).toBe('https://a.b.app.example.com:8443/x/y?z=1');
+      expect((await validate({ redirect_uri: 'https://a.b.app.example.com:8443/x/y?z=1' })).redirectUri).toBe(
+        'https://a.b.app.example.com:8443/x/y?z=1',
+      );
       const local = await buildClient(t.services, { callbackDomain: 'localhost' });
       const loop = await buildClient(t.services, { callbackDomain: '127.0.0.1' });
       const ok = async (client: TestClient, uri: string) =>
-        (await validateAuthorizationRequest(t.services, { response_type: 'code', client_id: client.clientId, redirect_uri: uri })).redirectUri;
+        (
+          await validateAuthorizationRequest(t.services, {
+            response_type: 'code',
+            client_id: client.clientId,
+            redirect_uri: uri,
+          })
+        ).redirectUri;
       expect(await ok(local, 'http://localhost:8080/cb')).toBe('http://localhost:8080/cb');
       expect(await ok(local, 'https://localhost/cb')).toBe('https://localhost/cb');
       expect(await ok(loop, 'http://127.0.0.1:9999/cb')).toBe('http://127.0.0.1:9999/cb');
-      await expect(ok(local, 'http://127.0.0.1/cb')).rejects.toMatchObject({ error: 'invalid_request', redirectUrl: undefined });
-      await expect(ok(local, 'http://sub.localhost/cb')).rejects.toMatchObject({ error: 'invalid_request', redirectUrl: undefined });
+      await expect(ok(local, 'http://127.0.0.1/cb')).rejects.toMatchObject({
+        error: 'invalid_request',
+        redirectUrl: undefined,
+      });
+      await expect(ok(local, 'http://sub.localhost/cb')).rejects.toMatchObject({
+        error: 'invalid_request',
+        redirectUrl: undefined,
+      });
     });
   });
 
   describe('RFC 6749 §3.1.2 a redirect_uri whose query carries a response parameter: an error page', () => {
-    it.each(['code', 'state', 'error', 'error_description', 'error_uri', 'access_token', 'token_type', 'expires_in', 'scope', 'iss'])(
-      '?%s=… → invalid_request naming it, never redirected, nothing stored',
-      async (name) => {
-        const before = await counts();
-        for (const uri of [`${REDIRECT_URI}?${name}=planted`, `${REDIRECT_URI}?app=1&${name}`, `${REDIRECT_URI}?${encodeURIComponent(name).replace(/^./, (ch) => `%${ch.charCodeAt(0).toString(16)}`)}=x`]) {
-          const err = await expectPage({ redirect_uri: uri }, 'invalid_request');
-          expect(err.description).toBe(`redirect_uri must not carry "${name}" in its query: the authorization response adds its own`);
-          // with a valid client and response_type=token too: still a page, not a fragment redirect
-          await expectPage({ redirect_uri: uri, response_type: 'token' }, 'invalid_request');
-        }
-        expect(await counts()).toEqual(before);
-      },
-    );
+    it.each([
+      'code',
+      'state',
+      'error',
+      'error_description',
+      'error_uri',
+      'access_token',
+      'token_type',
+      'expires_in',
+      'scope',
+      'iss',
+    ])('?%s=… → invalid_request naming it, never redirected, nothing stored', async (name) => {
+      const before = await counts();
+      for (const uri of [
+        `${REDIRECT_URI}?${name}=planted`,
+        `${REDIRECT_URI}?app=1&${name}`,
+        `${REDIRECT_URI}?${encodeURIComponent(name).replace(/^./, (ch) => `%${ch.charCodeAt(0).toString(16)}`)}=x`,
+      ]) {
+        const err = await expectPage({ redirect_uri: uri }, 'invalid_request');
+        expect(err.description).toBe(
+          `redirect_uri must not carry "${name}" in its query: the authorization response adds its own`,
+        );
+        // with a valid client and response_type=token too: still a page, not a fragment redirect
+        await expectPage({ redirect_uri: uri, response_type: 'token' }, 'invalid_request');
+      }
+      expect(await counts()).toEqual(before);
+    });
 
     it('parameters of other names stay and the code comes after them, once', async () => {
       const request = await validate({ redirect_uri: `${REDIRECT_URI}?codes=1&Code=2&app_state=3`, state: 's' });
@@ -294,7 +373,8 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
       exact = await buildClient(t.services, { redirectUris: [EXACT] });
       pair = await buildClient(t.services, { redirectUris: [EXACT, SECOND] });
     });
-    const ask = (client: TestClient, over: Record<string, unknown> = {}) => validate({ client_id: client.clientId, redirect_uri: EXACT, ...over });
+    const ask = (client: TestClient, over: Record<string, unknown> = {}) =>
+      validate({ client_id: client.clientId, redirect_uri: EXACT, ...over });
     async function refusedPage(client: TestClient, over: Record<string, unknown>) {
       const err = await ask(client, over).then(
         () => undefined,
@@ -328,7 +408,9 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
         'https://m.app.example.com/cb',
       ]) {
         const err = await refusedPage(pair, { redirect_uri: uri, response_type: 'bogus', scope: 'bogus' });
-        expect(err.description).toBe('redirect_uri is not one of the redirect URIs the application registered (they must match exactly)');
+        expect(err.description).toBe(
+          'redirect_uri is not one of the redirect URIs the application registered (they must match exactly)',
+        );
       }
       expect(await counts()).toEqual(before);
     });
@@ -343,11 +425,19 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
     });
 
     it('a loopback http URI matches with any port (RFC 8252 §7.3), nothing else varies', async () => {
-      const native = await buildClient(t.services, { callbackDomain: '127.0.0.1', redirectUris: ['http://127.0.0.1/cb'] });
+      const native = await buildClient(t.services, {
+        callbackDomain: '127.0.0.1',
+        redirectUris: ['http://127.0.0.1/cb'],
+      });
       const ok = async (uri: string) => (await ask(native, { redirect_uri: uri })).redirectUri;
       expect(await ok('http://127.0.0.1/cb')).toBe('http://127.0.0.1/cb');
       expect(await ok('http://127.0.0.1:53123/cb')).toBe('http://127.0.0.1:53123/cb');
-      for (const uri of ['http://127.0.0.1:53123/cb/', 'http://127.0.0.1:53123/other', 'https://127.0.0.1:53123/cb', 'http://127.0.0.1:53123/cb?x=1']) {
+      for (const uri of [
+        'http://127.0.0.1:53123/cb/',
+        'http://127.0.0.1:53123/other',
+        'https://127.0.0.1:53123/cb',
+        'http://127.0.0.1:53123/cb?x=1',
+      ]) {
         await refusedPage(native, { redirect_uri: uri });
       }
     });
@@ -419,17 +509,27 @@ describe.each(ENGINES)('OAuth authorization requests on %s', (engine) => {
       await expectRedirect({ code_challenge_method: 'S256' }, 'invalid_request');
       await expectRedirect({ code_challenge: pkcePair().challenge, code_challenge_method: 'S512' }, 'invalid_request');
       await expectRedirect({ code_challenge: 'short', code_challenge_method: 'S256' }, 'invalid_request');
-      await expectRedirect({ code_challenge: `${pkcePair().challenge}=`, code_challenge_method: 'S256' }, 'invalid_request');
+      await expectRedirect(
+        { code_challenge: `${pkcePair().challenge}=`, code_challenge_method: 'S256' },
+        'invalid_request',
+      );
     });
 
     it('repeated PKCE parameters → invalid_request', async () => {
       const { challenge } = pkcePair();
-      await expectRedirect({ code_challenge: [challenge, challenge], code_challenge_method: 'S256' }, 'invalid_request');
+      await expectRedirect(
+        { code_challenge: [challenge, challenge], code_challenge_method: 'S256' },
+        'invalid_request',
+      );
       await expectRedirect({ code_challenge: challenge, code_challenge_method: ['S256', 'S256'] }, 'invalid_request');
     });
 
     it('PKCE with response_type=token → invalid_request, in the fragment', async () => {
-      await expectRedirect({ response_type: 'token', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }, 'invalid_request', 'fragment');
+      await expectRedirect(
+        { response_type: 'token', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' },
+        'invalid_request',
+        'fragment',
+      );
     });
   });
 

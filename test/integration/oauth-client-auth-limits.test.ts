@@ -26,7 +26,9 @@ function expectThrottled(res: LightMyRequestResponse, retryAfter: number) {
   const body = json(res);
   expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
   expect(body.error).toBe('invalid_request');
-  expect(body.error_description).toBe(`Too many failed client authentications from this address; try again in ${retryAfter} seconds`);
+  expect(body.error_description).toBe(
+    `Too many failed client authentications from this address; try again in ${retryAfter} seconds`,
+  );
   expect(res.headers['retry-after']).toBe(String(retryAfter));
   expect(res.headers['cache-control']).toBe('no-store');
   expect(res.headers['www-authenticate']).toBeUndefined();
@@ -49,10 +51,33 @@ describe.each(ENGINES)('OAuth client authentication limits on %s', (engine) => {
       await cleanUp();
     });
 
-    const post = (url: string, payload: Record<string, string>, headers: Record<string, string>, ip: string, app: FastifyInstance = t.app) =>
-      app.inject({ method: 'POST', url, remoteAddress: ip, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
-    const exchange = (code: string, client: { clientId: string; clientSecret: string }, ip: string, app?: FastifyInstance) =>
-      post('/oauth/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI }, basic(client.clientId, client.clientSecret), ip, app);
+    const post = (
+      url: string,
+      payload: Record<string, string>,
+      headers: Record<string, string>,
+      ip: string,
+      app: FastifyInstance = t.app,
+    ) =>
+      app.inject({
+        method: 'POST',
+        url,
+        remoteAddress: ip,
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: JSON.stringify(payload),
+      });
+    const exchange = (
+      code: string,
+      client: { clientId: string; clientSecret: string },
+      ip: string,
+      app?: FastifyInstance,
+    ) =>
+      post(
+        '/oauth/token',
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI },
+        basic(client.clientId, client.clientSecret),
+        ip,
+        app,
+      );
     const wrong = (client: TestClient) => ({ clientId: client.clientId, clientSecret: 'wrong secret' });
     const codeFor = async (client: TestClient) => (await authorizeCode(t.services, client, user.user.id)).code;
 
@@ -70,7 +95,10 @@ describe.each(ENGINES)('OAuth client authentication limits on %s', (engine) => {
       const other = await buildClient(t.services);
       expect((await exchange(await codeFor(other), other, ip)).statusCode).toBe(200);
       // the revocation endpoint shares the limit
-      expectThrottled(await post('/oauth/revoke', { token: 'x' }, basic(c.clientId, c.clientSecret), ip), QUARTER_END - NOW);
+      expectThrottled(
+        await post('/oauth/revoke', { token: 'x' }, basic(c.clientId, c.clientSecret), ip),
+        QUARTER_END - NOW,
+      );
       // the next quarter hour starts a new count
       clock.set(QUARTER_END);
       try {
@@ -90,7 +118,12 @@ describe.each(ENGINES)('OAuth client authentication limits on %s', (engine) => {
 
     it('client_secret in the body is counted like HTTP Basic (400 invalid_client, then 429)', async () => {
       const ip = freshIp();
-      const body = (secret: string) => ({ grant_type: 'authorization_code', code: 'x', client_id: c.clientId, client_secret: secret });
+      const body = (secret: string) => ({
+        grant_type: 'authorization_code',
+        code: 'x',
+        client_id: c.clientId,
+        client_secret: secret,
+      });
       for (let i = 0; i < 10; i++) expect((await post('/oauth/token', body('wrong'), {}, ip)).statusCode).toBe(400);
       expectThrottled(await post('/oauth/token', body(c.clientSecret), {}, ip), QUARTER_END - NOW);
     });
@@ -120,7 +153,8 @@ describe.each(ENGINES)('OAuth client authentication limits on %s', (engine) => {
       await two.ready();
       try {
         const ip = freshIp();
-        for (let i = 0; i < 10; i++) expect((await exchange('x', wrong(c), ip, i % 2 ? two : t.app)).statusCode).toBe(401);
+        for (let i = 0; i < 10; i++)
+          expect((await exchange('x', wrong(c), ip, i % 2 ? two : t.app)).statusCode).toBe(401);
         expectThrottled(await exchange(await codeFor(c), c, ip, two), QUARTER_END - NOW);
         expectThrottled(await exchange(await codeFor(c), c, ip, t.app), QUARTER_END - NOW);
       } finally {
@@ -137,11 +171,24 @@ describe.each(ENGINES)('OAuth client authentication limits on %s', (engine) => {
     afterAll(async () => t.close());
 
     it.each([
-      ['/oauth/token', 'application/json', JSON.stringify({ grant_type: 'authorization_code', code: 'x'.repeat(10 * 1024 * 1024) })],
-      ['/oauth/token', 'application/x-www-form-urlencoded', `grant_type=authorization_code&code=${'x'.repeat(10 * 1024 * 1024)}`],
+      [
+        '/oauth/token',
+        'application/json',
+        JSON.stringify({ grant_type: 'authorization_code', code: 'x'.repeat(10 * 1024 * 1024) }),
+      ],
+      [
+        '/oauth/token',
+        'application/x-www-form-urlencoded',
+        `grant_type=authorization_code&code=${'x'.repeat(10 * 1024 * 1024)}`,
+      ],
       ['/oauth/revoke', 'application/x-www-form-urlencoded', `token=${'x'.repeat(10 * 1024 * 1024)}`],
     ])('a 10 MB body at %s (%s) → 413 invalid_request, no-store', async (url, type, payload) => {
-      const res = await t.app.inject({ method: 'POST', url, headers: { 'content-type': type, ...basic('x', 'y') }, payload });
+      const res = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': type, ...basic('x', 'y') },
+        payload,
+      });
       expect(res.statusCode, res.body).toBe(413);
       const body = json(res);
       expect(body).toEqual({ error: 'invalid_request', error_description: 'The request body is too large' });

@@ -39,7 +39,8 @@ describe.each(ENGINES)('OAuth revocation and metadata on %s', (engine) => {
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
       payload: new URLSearchParams(form).toString(),
     });
-  const works = async (token: string) => (await t.app.inject({ url: `${API}/user`, headers: bearer(token) })).statusCode === 200;
+  const works = async (token: string) =>
+    (await t.app.inject({ url: `${API}/user`, headers: bearer(token) })).statusCode === 200;
 
   function expectError(res: Awaited<ReturnType<typeof revoke>>, status: number, error: string) {
     expect(res.statusCode, res.body).toBe(status);

@@ -8,7 +8,12 @@ import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, type TestUser } from '../helpers/factories.ts';
 import { authorizeCode, basic, buildClient, pkcePair, REDIRECT_URI, type TestClient } from '../helpers/oauth.ts';
-import { deleteClient, listAuthorizedApps, revokeAuthorization, rotateClientSecret } from '../../src/auth/oauth/clients.ts';
+import {
+  deleteClient,
+  listAuthorizedApps,
+  revokeAuthorization,
+  rotateClientSecret,
+} from '../../src/auth/oauth/clients.ts';
 import { exchangeAuthorizationCode } from '../../src/auth/oauth/token.ts';
 
 const START = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -36,7 +41,10 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
       payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
     });
   const exchange = (code: string, extra: Record<string, string> = {}, client: TestClient = c) =>
-    post({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, ...extra }, basic(client.clientId, client.clientSecret));
+    post(
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, ...extra },
+      basic(client.clientId, client.clientSecret),
+    );
 
   /** Asserts an RFC 6749 §5.2 error: status, exactly {error, error_description}, no-store. */
   function expectError(res: Awaited<ReturnType<typeof post>>, status: number, error: string) {
@@ -51,7 +59,11 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
   }
 
   const tokenRow = (token: string) =>
-    t.db.database.db.selectFrom('access_tokens').selectAll().where('token_hash', '=', createHash('sha256').update(token).digest('hex')).executeTakeFirstOrThrow();
+    t.db.database.db
+      .selectFrom('access_tokens')
+      .selectAll()
+      .where('token_hash', '=', createHash('sha256').update(token).digest('hex'))
+      .executeTakeFirstOrThrow();
   const liveTokensOf = async (clientRowId: number) =>
     Number(
       (
@@ -92,7 +104,11 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
 
     it('accepts a form-urlencoded body', async () => {
       const { code } = await authorizeCode(t.services, c, user.user.id);
-      const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI }).toString();
+      const form = new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT_URI,
+      }).toString();
       const res = await post(form, basic(c.clientId, c.clientSecret), 'application/x-www-form-urlencoded');
       expect(res.statusCode, res.body).toBe(200);
       expect(json(res)).toMatchObject({ token_type: 'bearer', scope: 'tip' });
@@ -109,13 +125,20 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
   describe('RFC 6749 §2.3.1 client authentication', () => {
     it('accepts client_id and client_secret in the body', async () => {
       const { code } = await authorizeCode(t.services, c, user.user.id);
-      const res = await post({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: c.clientId, client_secret: c.clientSecret });
+      const res = await post({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT_URI,
+        client_id: c.clientId,
+        client_secret: c.clientSecret,
+      });
       expect(res.statusCode, res.body).toBe(200);
     });
 
     it('decodes form-urlencoded Basic credentials (every character percent-encoded)', async () => {
       const { code } = await authorizeCode(t.services, c, user.user.id);
-      const pct = (v: string) => [...Buffer.from(v)].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
+      const pct = (v: string) =>
+        [...Buffer.from(v)].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
       const authorization = `Basic ${Buffer.from(`${pct(c.clientId)}:${pct(c.clientSecret)}`).toString('base64')}`;
       const res = await post({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI }, { authorization });
       expect(res.statusCode, res.body).toBe(200);
@@ -131,7 +154,13 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
 
     it('a wrong secret in the body → 400 invalid_client without a challenge', async () => {
       const { code } = await authorizeCode(t.services, c, user.user.id);
-      const res = await post({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: c.clientId, client_secret: 'nope' });
+      const res = await post({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT_URI,
+        client_id: c.clientId,
+        client_secret: 'nope',
+      });
       expectError(res, 400, 'invalid_client');
       expect(res.headers['www-authenticate']).toBeUndefined();
     });
@@ -143,7 +172,11 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
 
     it('an unknown client → 401 invalid_client', async () => {
       const { code } = await authorizeCode(t.services, c, user.user.id);
-      expectError(await post({ grant_type: 'authorization_code', code }, basic('unknown', 'secret')), 401, 'invalid_client');
+      expectError(
+        await post({ grant_type: 'authorization_code', code }, basic('unknown', 'secret')),
+        401,
+        'invalid_client',
+      );
     });
 
     it('no client credentials at all → 401 invalid_client with WWW-Authenticate: Basic', async () => {
@@ -154,8 +187,17 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
     });
 
     it('malformed Authorization headers → 401 invalid_client', async () => {
-      for (const authorization of ['Bearer abc', 'Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from('%ZZ:x').toString('base64')}`]) {
-        expectError(await post({ grant_type: 'authorization_code', code: 'x' }, { authorization }), 401, 'invalid_client');
+      for (const authorization of [
+        'Bearer abc',
+        'Basic !!!',
+        `Basic ${Buffer.from('no-colon').toString('base64')}`,
+        `Basic ${Buffer.from('%ZZ:x').toString('base64')}`,
+      ]) {
+        expectError(
+          await post({ grant_type: 'authorization_code', code: 'x' }, { authorization }),
+          401,
+          'invalid_client',
+        );
       }
     });
 
@@ -183,7 +225,13 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
       const gone = await buildClient(t.services);
       const { code } = await authorizeCode(t.services, gone, user.user.id);
       await deleteClient(t.services, gone.clientId);
-      await expect(exchangeAuthorizationCode(t.services, gone.client, { code, redirectUri: REDIRECT_URI, codeVerifier: undefined })).rejects.toMatchObject({
+      await expect(
+        exchangeAuthorizationCode(t.services, gone.client, {
+          code,
+          redirectUri: REDIRECT_URI,
+          codeVerifier: undefined,
+        }),
+      ).rejects.toMatchObject({
         error: 'invalid_client',
       });
       expect(await liveTokensOf(gone.client.id)).toBe(0);
@@ -192,7 +240,9 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
     it('deleting a client while its codes are exchanged leaves no live token of it (race, 5 rounds)', async () => {
       for (let round = 0; round < 5; round++) {
         const racing = await buildClient(t.services);
-        const codes = await Promise.all(Array.from({ length: 4 }, () => authorizeCode(t.services, racing, user.user.id)));
+        const codes = await Promise.all(
+          Array.from({ length: 4 }, () => authorizeCode(t.services, racing, user.user.id)),
+        );
         await Promise.all([
           ...codes.map(({ code }) => exchange(code, {}, racing)),
           deleteClient(t.services, racing.clientId),
@@ -201,12 +251,17 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
       }
     });
 
-    it("a user revoking an app while its codes are exchanged leaves no live token of that user (race, 5 rounds)", async () => {
+    it('a user revoking an app while its codes are exchanged leaves no live token of that user (race, 5 rounds)', async () => {
       const racing = await buildClient(t.services);
       for (let round = 0; round < 5; round++) {
         const someone = await buildUser(t.services);
-        const codes = await Promise.all(Array.from({ length: 4 }, () => authorizeCode(t.services, racing, someone.user.id)));
-        await Promise.all([...codes.map(({ code }) => exchange(code, {}, racing)), revokeAuthorization(t.services, someone.user.id, racing.clientId)]);
+        const codes = await Promise.all(
+          Array.from({ length: 4 }, () => authorizeCode(t.services, racing, someone.user.id)),
+        );
+        await Promise.all([
+          ...codes.map(({ code }) => exchange(code, {}, racing)),
+          revokeAuthorization(t.services, someone.user.id, racing.clientId),
+        ]);
         expect(await listAuthorizedApps(t.services, someone.user.id)).toEqual([]);
       }
     });
@@ -226,12 +281,20 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
 
     it('grant types other than authorization_code → unsupported_grant_type', async () => {
       for (const grant_type of ['password', 'client_credentials', 'refresh_token', 'implicit', 'AUTHORIZATION_CODE']) {
-        expectError(await post({ grant_type, code: 'x' }, basic(c.clientId, c.clientSecret)), 400, 'unsupported_grant_type');
+        expectError(
+          await post({ grant_type, code: 'x' }, basic(c.clientId, c.clientSecret)),
+          400,
+          'unsupported_grant_type',
+        );
       }
     });
 
     it('missing code → invalid_request; unknown code → invalid_grant', async () => {
-      expectError(await post({ grant_type: 'authorization_code' }, basic(c.clientId, c.clientSecret)), 400, 'invalid_request');
+      expectError(
+        await post({ grant_type: 'authorization_code' }, basic(c.clientId, c.clientSecret)),
+        400,
+        'invalid_request',
+      );
       expectError(await exchange('not-a-code'), 400, 'invalid_grant');
     });
 
@@ -245,11 +308,19 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
     it('a repeated form parameter → invalid_request (RFC 6749 §3.2)', async () => {
       const { code } = await authorizeCode(t.services, c, user.user.id);
       const form = `grant_type=authorization_code&code=${encodeURIComponent(code)}&code=${encodeURIComponent(code)}`;
-      expectError(await post(form, basic(c.clientId, c.clientSecret), 'application/x-www-form-urlencoded'), 400, 'invalid_request');
+      expectError(
+        await post(form, basic(c.clientId, c.clientSecret), 'application/x-www-form-urlencoded'),
+        400,
+        'invalid_request',
+      );
     });
 
     it('non-string JSON values and non-object bodies → invalid_request', async () => {
-      expectError(await post({ grant_type: 'authorization_code', code: 42 }, basic(c.clientId, c.clientSecret)), 400, 'invalid_request');
+      expectError(
+        await post({ grant_type: 'authorization_code', code: 42 }, basic(c.clientId, c.clientSecret)),
+        400,
+        'invalid_request',
+      );
       expectError(await post('["grant_type"]', basic(c.clientId, c.clientSecret)), 400, 'invalid_request');
       expectError(await post('null', basic(c.clientId, c.clientSecret)), 400, 'invalid_request');
       expectError(await post('"authorization_code"', basic(c.clientId, c.clientSecret)), 400, 'invalid_request');
@@ -257,7 +328,11 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
 
     it('a body that does not parse, or of another content type → invalid_request in the RFC form', async () => {
       expectError(await post('{"grant_type":', basic(c.clientId, c.clientSecret)), 400, 'invalid_request');
-      expectError(await post('grant_type=authorization_code', basic(c.clientId, c.clientSecret), 'text/plain'), 400, 'invalid_request');
+      expectError(
+        await post('grant_type=authorization_code', basic(c.clientId, c.clientSecret), 'text/plain'),
+        400,
+        'invalid_request',
+      );
     });
   });
 
@@ -309,7 +384,12 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
     });
 
     it('must be identical → invalid_grant for another URI in the same domain, a trailing slash or a different case', async () => {
-      for (const other of ['https://app.example.com/other', `${REDIRECT_URI}/`, 'https://APP.example.com/callback', `${REDIRECT_URI}?x=1`]) {
+      for (const other of [
+        'https://app.example.com/other',
+        `${REDIRECT_URI}/`,
+        'https://APP.example.com/callback',
+        `${REDIRECT_URI}?x=1`,
+      ]) {
         const { code } = await authorizeCode(t.services, c, user.user.id);
         expectError(await exchange(code, { redirect_uri: other }), 400, 'invalid_grant');
       }
@@ -324,7 +404,9 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
     it('not required when the authorization request had none; if sent, it must be the default one', async () => {
       const a = await authorizeCode(t.services, c, user.user.id, { redirect_uri: undefined });
       expect(a.location.href.startsWith('https://app.example.com/?code=')).toBe(true);
-      expect((await post({ grant_type: 'authorization_code', code: a.code }, basic(c.clientId, c.clientSecret))).statusCode).toBe(200);
+      expect(
+        (await post({ grant_type: 'authorization_code', code: a.code }, basic(c.clientId, c.clientSecret))).statusCode,
+      ).toBe(200);
       const b = await authorizeCode(t.services, c, user.user.id, { redirect_uri: undefined });
       expect((await exchange(b.code, { redirect_uri: 'https://app.example.com/' })).statusCode).toBe(200);
       const d = await authorizeCode(t.services, c, user.user.id, { redirect_uri: undefined });
@@ -344,14 +426,21 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
       const b = await authorizeCode(t.services, pair, user.user.id, { redirect_uri: FIRST });
       expectError(await exchange(b.code, { redirect_uri: SECOND }, pair), 400, 'invalid_grant');
       const d = await authorizeCode(t.services, pair, user.user.id, { redirect_uri: FIRST });
-      expectError(await post({ grant_type: 'authorization_code', code: d.code }, basic(pair.clientId, pair.clientSecret)), 400, 'invalid_request');
+      expectError(
+        await post({ grant_type: 'authorization_code', code: d.code }, basic(pair.clientId, pair.clientSecret)),
+        400,
+        'invalid_request',
+      );
     });
 
     it('the only registered URI, used without redirect_uri: the token request may omit it or repeat that URI', async () => {
       const single = await buildClient(t.services, { redirectUris: [FIRST] });
       const a = await authorizeCode(t.services, single, user.user.id, { redirect_uri: undefined });
       expect(a.location.href.startsWith(`${FIRST}?code=`)).toBe(true);
-      expect((await post({ grant_type: 'authorization_code', code: a.code }, basic(single.clientId, single.clientSecret))).statusCode).toBe(200);
+      expect(
+        (await post({ grant_type: 'authorization_code', code: a.code }, basic(single.clientId, single.clientSecret)))
+          .statusCode,
+      ).toBe(200);
       const b = await authorizeCode(t.services, single, user.user.id, { redirect_uri: undefined });
       expect((await exchange(b.code, { redirect_uri: FIRST }, single)).statusCode).toBe(200);
       const d = await authorizeCode(t.services, single, user.user.id, { redirect_uri: undefined });
@@ -362,28 +451,43 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
   describe('RFC 7636 §4.5–4.6 PKCE at the token endpoint', () => {
     it('the right code_verifier → 200', async () => {
       const { verifier, challenge } = pkcePair();
-      const { code } = await authorizeCode(t.services, c, user.user.id, { code_challenge: challenge, code_challenge_method: 'S256' });
+      const { code } = await authorizeCode(t.services, c, user.user.id, {
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
       expect((await exchange(code, { code_verifier: verifier })).statusCode).toBe(200);
     });
 
     it('a wrong code_verifier → invalid_grant, and the code is spent', async () => {
       const { verifier, challenge } = pkcePair();
-      const { code } = await authorizeCode(t.services, c, user.user.id, { code_challenge: challenge, code_challenge_method: 'S256' });
+      const { code } = await authorizeCode(t.services, c, user.user.id, {
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
       expectError(await exchange(code, { code_verifier: pkcePair().verifier }), 400, 'invalid_grant');
       expectError(await exchange(code, { code_verifier: verifier }), 400, 'invalid_grant');
     });
 
     it('the challenge itself as verifier (plain) → invalid_grant', async () => {
       const { challenge } = pkcePair();
-      const { code } = await authorizeCode(t.services, c, user.user.id, { code_challenge: challenge, code_challenge_method: 'S256' });
+      const { code } = await authorizeCode(t.services, c, user.user.id, {
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
       expectError(await exchange(code, { code_verifier: challenge }), 400, 'invalid_grant');
     });
 
     it('a missing code_verifier → invalid_request; a malformed one → invalid_request', async () => {
       const { challenge } = pkcePair();
-      const a = await authorizeCode(t.services, c, user.user.id, { code_challenge: challenge, code_challenge_method: 'S256' });
+      const a = await authorizeCode(t.services, c, user.user.id, {
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
       expectError(await exchange(a.code), 400, 'invalid_request');
-      const b = await authorizeCode(t.services, c, user.user.id, { code_challenge: challenge, code_challenge_method: 'S256' });
+      const b = await authorizeCode(t.services, c, user.user.id, {
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
       expectError(await exchange(b.code, { code_verifier: 'short' }), 400, 'invalid_request');
     });
 
@@ -403,7 +507,11 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
       const res = await t.app.inject({ method: 'POST', url: `${API}/things/${thingId}/tip`, headers: bearer(token) });
       expect(res.statusCode, res.body).toBe(200);
       expect(json(res)).toMatchObject({ message: 'ok', thing: { id: thingId, tips: 1 } });
-      const tip = await t.db.database.db.selectFrom('tips').select(['client_id', 'tipper_id']).where('thing_id', '=', thingId).executeTakeFirstOrThrow();
+      const tip = await t.db.database.db
+        .selectFrom('tips')
+        .select(['client_id', 'tipper_id'])
+        .where('thing_id', '=', thingId)
+        .executeTakeFirstOrThrow();
       expect(Number(tip.client_id)).toBe(c.client.id);
       expect(Number(tip.tipper_id)).toBe(tipper.user.id);
     });
@@ -421,14 +529,24 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
     it('revokeAuthorization (website) and deleteClient stop the tokens', async () => {
       const app = await buildClient(t.services);
       const someone = await buildUser(t.services);
-      const a = json(await exchange((await authorizeCode(t.services, app, someone.user.id, { scope: 'tip extendedread' })).code, {}, app)).access_token;
+      const a = json(
+        await exchange(
+          (await authorizeCode(t.services, app, someone.user.id, { scope: 'tip extendedread' })).code,
+          {},
+          app,
+        ),
+      ).access_token;
       const apps = await listAuthorizedApps(t.services, someone.user.id);
-      expect(apps.map((x) => [x.client.clientId, x.scopes.sort(), x.tokens])).toEqual([[app.clientId, ['extendedread', 'tip'], 1]]);
+      expect(apps.map((x) => [x.client.clientId, x.scopes.sort(), x.tokens])).toEqual([
+        [app.clientId, ['extendedread', 'tip'], 1],
+      ]);
       expect(await revokeAuthorization(t.services, someone.user.id, app.clientId)).toEqual({ revokedTokens: 1 });
       expect((await me(a)).statusCode).toBe(401);
       expect(await listAuthorizedApps(t.services, someone.user.id)).toEqual([]);
 
-      const b = json(await exchange((await authorizeCode(t.services, app, someone.user.id)).code, {}, app)).access_token;
+      const b = json(
+        await exchange((await authorizeCode(t.services, app, someone.user.id)).code, {}, app),
+      ).access_token;
       expect((await me(b)).statusCode).toBe(200);
       expect(await deleteClient(t.services, app.clientId)).toEqual({ revokedTokens: 1 });
       expect((await me(b)).statusCode).toBe(401);

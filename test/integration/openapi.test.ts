@@ -53,7 +53,8 @@ const EXPECTED: Record<string, string[]> = {
 };
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-const pointer = (...parts: string[]) => parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+const pointer = (...parts: string[]) =>
+  parts.map((p) => encodeURIComponent(p.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
 
 describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
   let t: TestApp;
@@ -74,16 +75,27 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
   function documented(path: string, method: string, status: number, media: string = MEDIA.json): ValidateFunction {
     const content = doc.paths[path]?.[method]?.responses?.[String(status)]?.content;
     expect(content?.[media], `${method.toUpperCase()} ${path} ${status} documents ${media}`).toBeDefined();
-    return ajv.compile({ $ref: `openapi#/${pointer('paths', path, method, 'responses', String(status), 'content', media, 'schema')}` });
+    return ajv.compile({
+      $ref: `openapi#/${pointer('paths', path, method, 'responses', String(status), 'content', media, 'schema')}`,
+    });
   }
 
   /** Asserts the real response's status, content type and body match the document. */
-  function expectDocumented(res: LightMyRequestResponse, path: string, method: string, status: number, media: string = MEDIA.json): void {
+  function expectDocumented(
+    res: LightMyRequestResponse,
+    path: string,
+    method: string,
+    status: number,
+    media: string = MEDIA.json,
+  ): void {
     expect(res.statusCode).toBe(status);
     expect(res.headers['content-type']).toBe(media);
     const validate = documented(path, method, status, media);
     const body = JSON.parse(res.body);
-    expect(validate(body), `${method.toUpperCase()} ${path} ${status}: ${ajv.errorsText(validate.errors)}\n${res.body}`).toBe(true);
+    expect(
+      validate(body),
+      `${method.toUpperCase()} ${path} ${status}: ${ajv.errorsText(validate.errors)}\n${res.body}`,
+    ).toBe(true);
     // Every documented header is sent (the rate-limit headers, Location, …), except the
     // conditional ones of errors (WWW-Authenticate, Retry-After).
     const headers = doc.paths[path]![method]!.responses[String(status)].headers ?? {};
@@ -134,7 +146,14 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
   });
 
   it('lists exactly the API and OAuth operations, each with summary, description, tags and responses', () => {
-    const listed = Object.fromEntries(Object.entries(doc.paths).map(([p, ops]) => [p, Object.keys(ops).filter((m) => HTTP_METHODS.has(m)).sort()]));
+    const listed = Object.fromEntries(
+      Object.entries(doc.paths).map(([p, ops]) => [
+        p,
+        Object.keys(ops)
+          .filter((m) => HTTP_METHODS.has(m))
+          .sort(),
+      ]),
+    );
     expect(listed).toEqual(EXPECTED);
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
@@ -163,7 +182,8 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
     const requestTypes = new Set<string>();
     for (const ops of Object.values(doc.paths)) {
       for (const op of Object.values<any>(ops)) {
-        for (const r of Object.values<any>(op.responses)) for (const m of Object.keys(r.content ?? {})) responseTypes.add(m);
+        for (const r of Object.values<any>(op.responses))
+          for (const m of Object.keys(r.content ?? {})) responseTypes.add(m);
         for (const m of Object.keys(op.requestBody?.content ?? {})) requestTypes.add(m);
       }
     }
@@ -181,7 +201,12 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
 
     const thing = doc.paths['/rest/v2/things/{ids}']!.get.responses['200'];
     expect(Object.keys(thing.content)).toEqual([MEDIA.json, MEDIA.xml, MEDIA.textXml, MEDIA.jsonp]);
-    expect(Object.keys(thing.headers)).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Current', 'X-RateLimit-Reset']);
+    expect(Object.keys(thing.headers)).toEqual([
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Current',
+      'X-RateLimit-Reset',
+    ]);
     const feed = doc.paths['/rest/v2/users/{username}/activities']!.get.responses['200'];
     expect(Object.keys(feed.content)).toEqual([MEDIA.as, MEDIA.atom, MEDIA.jsonp]);
     expect(Object.keys(doc.paths['/rest/v2/users/{username}/tips']!.get.responses['200'].content)).toEqual([
@@ -193,7 +218,10 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
       MEDIA.jsonp,
     ]);
     // 406 is JSON (or JSONP), never XML; the lookup's 302 has Location; 403 has Retry-After; /rate_limit has no X-RateLimit-*.
-    expect(Object.keys(doc.paths['/rest/v2/categories']!.get.responses['406'].content)).toEqual([MEDIA.json, MEDIA.jsonp]);
+    expect(Object.keys(doc.paths['/rest/v2/categories']!.get.responses['406'].content)).toEqual([
+      MEDIA.json,
+      MEDIA.jsonp,
+    ]);
     expect(Object.keys(doc.paths['/rest/v2/things/lookup']!.get.responses['302'].headers)).toContain('Location');
     expect(Object.keys(doc.paths['/rest/v2/things/{id}/tip']!.post.responses['403'].headers)).toEqual(
       expect.arrayContaining(['Retry-After', 'WWW-Authenticate', 'X-RateLimit-Limit']),
@@ -202,7 +230,11 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
     expect(doc.paths['/rest/v2/things/{id}/tip']!.post.security).toEqual([{ oauth2: ['tip'] }, { bearer: ['tip'] }]);
     expect(doc.paths['/rest/v2/things']!.post.security).toEqual([{ oauth2: ['thing'] }, { bearer: ['thing'] }]);
     expect(doc.paths['/rest/v2/categories']!.get.security).toEqual([]);
-    expect(Object.keys(doc.paths['/oauth/token']!.post.responses['200'].headers)).toEqual(['Cache-Control', 'Pragma', 'Expires']);
+    expect(Object.keys(doc.paths['/oauth/token']!.post.responses['200'].headers)).toEqual([
+      'Cache-Control',
+      'Pragma',
+      'Expires',
+    ]);
     // Bodies: required where the operation needs one; optional where the parameters may come in the query.
     expect(doc.paths['/rest/v2/things']!.post.requestBody.required).toBe(true);
     expect(doc.paths['/rest/v2/user/verify']!.post.requestBody.required).toBe(false);
@@ -261,7 +293,12 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
       const mine = await t.app.inject({ url: `${API}/things/${thingId}`, headers: bearer(owner.token) });
       expectDocumented(mine, path, 'get', 200);
       expect(JSON.parse(mine.body)).toHaveProperty('last_tip_at', 0);
-      expectDocumented(await t.app.inject({ url: `${API}/things/${thingId}?full`, headers: bearer(fan.token) }), path, 'get', 200);
+      expectDocumented(
+        await t.app.inject({ url: `${API}/things/${thingId}?full`, headers: bearer(fan.token) }),
+        path,
+        'get',
+        200,
+      );
       const many = await t.app.inject({ url: `${API}/things/${thingId},${other}` });
       expectDocumented(many, path, 'get', 200);
       expect(JSON.parse(many.body)).toHaveLength(2);
@@ -279,7 +316,12 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
       const limit = await t.app.inject({ url: `${API}/rate_limit` });
       expectDocumented(limit, '/rest/v2/rate_limit', 'get', 200);
       expect(limit.headers['x-ratelimit-limit']).toBeUndefined();
-      expectDocumented(await t.app.inject({ url: `${API}/users/${owner.user.username}` }), '/rest/v2/users/{username}', 'get', 200);
+      expectDocumented(
+        await t.app.inject({ url: `${API}/users/${owner.user.username}` }),
+        '/rest/v2/users/{username}',
+        'get',
+        200,
+      );
       const me = await t.app.inject({ url: `${API}/user`, headers: bearer(owner.token) });
       expectDocumented(me, '/rest/v2/user', 'get', 200);
       expect(JSON.parse(me.body)).toHaveProperty('registered_at');
@@ -296,7 +338,11 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
       });
       expectDocumented(await t.app.inject({ url: `${API}/user` }), '/rest/v2/user', 'get', 401);
       const readOnly = await buildUser(t.services, { scopes: 'extendedread' });
-      const scope = await t.app.inject({ method: 'POST', url: `${API}/things/${thingId}/tip`, headers: bearer(readOnly.token) });
+      const scope = await t.app.inject({
+        method: 'POST',
+        url: `${API}/things/${thingId}/tip`,
+        headers: bearer(readOnly.token),
+      });
       expectDocumented(scope, '/rest/v2/things/{id}/tip', 'post', 403);
       expect(JSON.parse(scope.body).error).toBe('insufficient_scope');
       const badCount = await t.app.inject({ url: `${API}/user/things?count=abc`, headers: bearer(owner.token) });
@@ -321,7 +367,11 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
         200,
       );
       expectDocumented(
-        await t.app.inject({ method: 'POST', url: `${API}/things/${thingId}/subscriptions`, headers: bearer(fan.token) }),
+        await t.app.inject({
+          method: 'POST',
+          url: `${API}/things/${thingId}/subscriptions`,
+          headers: bearer(fan.token),
+        }),
         '/rest/v2/things/{id}/subscriptions',
         'post',
         200,
@@ -333,7 +383,11 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
         200,
       );
       expectDocumented(
-        await t.app.inject({ method: 'PUT', url: `${API}/things/${thingId}/subscriptions`, headers: bearer(fan.token) }),
+        await t.app.inject({
+          method: 'PUT',
+          url: `${API}/things/${thingId}/subscriptions`,
+          headers: bearer(fan.token),
+        }),
         '/rest/v2/things/{id}/subscriptions',
         'put',
         200,
@@ -341,18 +395,30 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
       const tips = await t.app.inject({ url: `${API}/users/${fan.user.username}/tips` });
       expectDocumented(tips, '/rest/v2/users/{username}/tips', 'get', 200);
       expect(JSON.parse(tips.body).length).toBeGreaterThanOrEqual(1);
-      expectDocumented(await t.app.inject({ url: `${API}/users/${fan.user.username}/tips?full=1` }), '/rest/v2/users/{username}/tips', 'get', 200);
+      expectDocumented(
+        await t.app.inject({ url: `${API}/users/${fan.user.username}/tips?full=1` }),
+        '/rest/v2/users/{username}/tips',
+        'get',
+        200,
+      );
       expectDocumented(
         await t.app.inject({ url: `${API}/things/${id}/tips`, headers: bearer(owner.token) }),
         '/rest/v2/things/{id}/tips',
         'get',
         200,
       );
-      expectDocumented(await t.app.inject({ url: `${API}/users/${owner.user.username}/things` }), '/rest/v2/users/{username}/things', 'get', 200);
+      expectDocumented(
+        await t.app.inject({ url: `${API}/users/${owner.user.username}/things` }),
+        '/rest/v2/users/{username}/things',
+        'get',
+        200,
+      );
       const search = await t.app.inject({ url: `${API}/things/search?tags=docs` });
       expectDocumented(search, '/rest/v2/things/search', 'get', 200);
       expect(JSON.parse(search.body).total_items).toBe(1);
-      const found = await t.app.inject({ url: `${API}/things/lookup?url=${encodeURIComponent('https://example.org/openapi-doc')}` });
+      const found = await t.app.inject({
+        url: `${API}/things/lookup?url=${encodeURIComponent('https://example.org/openapi-doc')}`,
+      });
       expectDocumented(found, '/rest/v2/things/lookup', 'get', 302);
       expect(found.headers.location).toBe(`${PUBLIC_URL}${API}/things/${id}`);
       expectDocumented(
@@ -373,7 +439,11 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
       expect(documented('/rest/v2/users/{username}/activities', 'get', 200, MEDIA.atom)(atom.body)).toBe(true);
       const metadata = await t.app.inject({ url: '/.well-known/oauth-authorization-server' });
       expectDocumented(metadata, '/.well-known/oauth-authorization-server', 'get', 200);
-      const token = await t.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'authorization_code', code: 'nope' } });
+      const token = await t.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { grant_type: 'authorization_code', code: 'nope' },
+      });
       expectDocumented(token, '/oauth/token', 'post', 401);
     });
   });
@@ -401,15 +471,28 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
       const read = JSON.parse((await t.app.inject({ url: `${API}/things/${id}`, headers: bearer(owner.token) })).body);
       expect(read).toMatchObject({ hidden: true, tags: ['x', 'y'] });
       // A body field of the wrong documented type reaches the domain, which answers `validation`.
-      const wrong = await t.app.inject({ method: 'POST', url: `${API}/things`, headers: bearer(owner.token), payload: { url: 42 } });
+      const wrong = await t.app.inject({
+        method: 'POST',
+        url: `${API}/things`,
+        headers: bearer(owner.token),
+        payload: { url: 42 },
+      });
       expect(wrong.statusCode).toBe(400);
       expect(JSON.parse(wrong.body).error).toBe('validation');
       // Repeated and bare query parameters still work (count twice: the first counts).
-      const list = await t.app.inject({ url: `${API}/user/things?count=1&count=abc&full`, headers: bearer(owner.token) });
+      const list = await t.app.inject({
+        url: `${API}/user/things?count=1&count=abc&full`,
+        headers: bearer(owner.token),
+      });
       expect(list.statusCode).toBe(200);
       expect(JSON.parse(list.body)).toHaveLength(1);
       // The PATCH workaround's `_method` in the query is not stripped.
-      const patched = await t.app.inject({ method: 'POST', url: `${API}/things/${id}?_method=patch`, headers: bearer(owner.token), payload: { title: 'T' } });
+      const patched = await t.app.inject({
+        method: 'POST',
+        url: `${API}/things/${id}?_method=patch`,
+        headers: bearer(owner.token),
+        payload: { title: 'T' },
+      });
       expect(patched.statusCode).toBe(200);
     });
   });

@@ -23,7 +23,15 @@ async function addUsers(database: Database, from: number, n: number): Promise<vo
     const batch = Array.from({ length: Math.min(500, from + n - i) }, (_, j) => `stats${i + j}`);
     await database.db
       .insertInto('users')
-      .values(batch.map((username) => ({ username, username_key: username, email: '', password_hash: null, registered_at: 1 })))
+      .values(
+        batch.map((username) => ({
+          username,
+          username_key: username,
+          email: '',
+          password_hash: null,
+          registered_at: 1,
+        })),
+      )
       .execute();
   }
 }
@@ -43,7 +51,9 @@ describe('SQLite planner statistics', () => {
     await addUsers(first, 0, 1);
     await sql`analyze`.execute(first.db);
     await addUsers(first, 1, 1999);
-    const stat = await sql<{ stat: string }>`select stat from sqlite_stat1 where idx = 'sqlite_autoindex_users_1'`.execute(first.db);
+    const stat = await sql<{
+      stat: string;
+    }>`select stat from sqlite_stat1 where idx = 'sqlite_autoindex_users_1'`.execute(first.db);
     expect(stat.rows[0]?.stat).toMatch(/^1 /); // the statistics still say one user
     await first.close();
     return url;
@@ -67,6 +77,10 @@ describe('SQLite planner statistics', () => {
     await addUsers(database, 0, 1);
     await sql`analyze`.execute(database.db);
     await addUsers(database, 1, 1999);
-    await expect.poll(async () => (await thingReadPlan(database)).some((d) => /SEARCH users USING INTEGER PRIMARY KEY/.test(d)), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(async () => (await thingReadPlan(database)).some((d) => /SEARCH users USING INTEGER PRIMARY KEY/.test(d)), {
+        timeout: 5000,
+      })
+      .toBe(true);
   });
 });

@@ -19,10 +19,15 @@ describe.each(ENGINES)('concurrent tips on %s', (engine) => {
   afterAll(async () => t?.close());
 
   const db = () => t.db.database.db;
-  const tip = (id: number, token: string) => t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(token) });
+  const tip = (id: number, token: string) =>
+    t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(token) });
 
   async function counters(id: number) {
-    const thing = await db().selectFrom('things').select(['tips', 'tips_user_count']).where('id', '=', id).executeTakeFirstOrThrow();
+    const thing = await db()
+      .selectFrom('things')
+      .select(['tips', 'tips_user_count'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     const rows = await db()
       .selectFrom('tips')
       .select([sql<number>`count(*)`.as('n'), sql<number>`count(distinct tipper_id)`.as('d')])
@@ -68,7 +73,9 @@ describe.each(ENGINES)('concurrent tips on %s', (engine) => {
     const results = await Promise.all(tippers.map((u) => tip(id, u.token)));
     expect(results.map((r) => r.statusCode)).toEqual(Array(N).fill(200));
     // every confirmation carries a distinct count from 1 to N: each tip saw the others committed
-    expect(results.map((r) => json(r).thing.tips as number).sort((a, b) => a - b)).toEqual(Array.from({ length: N }, (_, i) => i + 1));
+    expect(results.map((r) => json(r).thing.tips as number).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: N }, (_, i) => i + 1),
+    );
     expect(await counters(id)).toEqual({ tips: N, users: N, rows: N, tippers: N });
     expect(await activities('like', id)).toBe(N);
   });
@@ -88,9 +95,14 @@ describe.each(ENGINES)('concurrent tips on %s', (engine) => {
     const id = await buildThing(t.services, owner);
     const users: TestUser[] = [];
     for (let i = 0; i < 10; i++) users.push(await buildUser(t.services));
-    const results = await Promise.all(users.flatMap((u) => Array.from({ length: 5 }, () => tip(id, u.token).then((r) => ({ u, r })))));
+    const results = await Promise.all(
+      users.flatMap((u) => Array.from({ length: 5 }, () => tip(id, u.token).then((r) => ({ u, r })))),
+    );
     for (const u of users) {
-      const mine = results.filter((x) => x.u === u).map((x) => x.r.statusCode).sort();
+      const mine = results
+        .filter((x) => x.u === u)
+        .map((x) => x.r.statusCode)
+        .sort();
       expect(mine).toEqual([200, 403, 403, 403, 403]);
     }
     expect(await counters(id)).toEqual({ tips: 10, users: 10, rows: 10, tippers: 10 });
@@ -103,9 +115,15 @@ describe.each(ENGINES)('concurrent tips on %s', (engine) => {
     const inner = `https://race.invalid/${uniqueName('auto')}`;
     const auto = `${PUBLIC_URL}/submit/auto?${new URLSearchParams({ url: inner, user_id: owner.user.username, title: 'Raced' })}`;
 
-    const results = await Promise.all(tippers.map((u) => t.app.inject({ method: 'POST', url: `${API}/tip`, headers: bearer(u.token), payload: { url: auto } })));
+    const results = await Promise.all(
+      tippers.map((u) =>
+        t.app.inject({ method: 'POST', url: `${API}/tip`, headers: bearer(u.token), payload: { url: auto } }),
+      ),
+    );
     const statuses = results.map((r) => r.statusCode);
-    expect(statuses.filter((s) => s !== 200).map((s, i) => `${s} ${results.filter((r) => r.statusCode !== 200)[i]!.body}`)).toEqual([]);
+    expect(
+      statuses.filter((s) => s !== 200).map((s, i) => `${s} ${results.filter((r) => r.statusCode !== 200)[i]!.body}`),
+    ).toEqual([]);
 
     const things = await db().selectFrom('things').select(['id', 'title']).where('url', '=', inner).execute();
     expect(things).toHaveLength(1);

@@ -22,7 +22,13 @@ const REDIS_URL = process.env.TEST_REDIS_URL;
 const T0 = 1342521939;
 const WINDOW_START = 1342519200;
 const WINDOW_END = 1342522800;
-const RATE_LIMIT_KEYS = ['hourly_limit', 'remaining_hits', 'current_hits', 'reset_time_in_seconds', 'reset_time'].sort();
+const RATE_LIMIT_KEYS = [
+  'hourly_limit',
+  'remaining_hits',
+  'current_hits',
+  'reset_time_in_seconds',
+  'reset_time',
+].sort();
 const keys = (o: object) => Object.keys(o).sort();
 
 let ipSeq = 0;
@@ -38,7 +44,13 @@ function expectLimitHeaders(res: LightMyRequestResponse, limit: number, current:
 }
 
 function expectNoLimitHeaders(res: LightMyRequestResponse) {
-  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-current', 'x-ratelimit-reset', 'retry-after']) {
+  for (const h of [
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-current',
+    'x-ratelimit-reset',
+    'retry-after',
+  ]) {
     expect(res.headers[h], h).toBeUndefined();
   }
 }
@@ -47,7 +59,15 @@ function expectNoLimitHeaders(res: LightMyRequestResponse) {
 async function oauthClient(s: Services): Promise<number> {
   const row = await s.database.db
     .insertInto('oauth_clients')
-    .values({ client_id: uniqueName('client'), secret_hash: 'x', name: 'Test client', callback_domain: 'example.com', owner_user_id: null, created_at: s.clock.now(), deleted_at: null })
+    .values({
+      client_id: uniqueName('client'),
+      secret_hash: 'x',
+      name: 'Test client',
+      callback_domain: 'example.com',
+      owner_user_id: null,
+      created_at: s.clock.now(),
+      deleted_at: null,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(row.id);
@@ -62,7 +82,8 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
     });
     afterAll(async () => t.close());
 
-    const get = (url: string, ip: string, headers: Record<string, string> = {}) => t.app.inject({ url: `${API}${url}`, remoteAddress: ip, headers });
+    const get = (url: string, ip: string, headers: Record<string, string> = {}) =>
+      t.app.inject({ url: `${API}${url}`, remoteAddress: ip, headers });
 
     it('a 200 carries all four headers: limit 1000, remaining 999, current 1, reset at the end of the hour', async () => {
       const res = await get('/categories', freshIp());
@@ -81,7 +102,13 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
       const answers = [
         await get('/things/999999999', ip),
         await get('/no/such/resource', ip),
-        await t.app.inject({ method: 'POST', url: `${API}/things`, remoteAddress: ip, headers: { 'content-type': 'application/json' }, payload: '{bad' }),
+        await t.app.inject({
+          method: 'POST',
+          url: `${API}/things`,
+          remoteAddress: ip,
+          headers: { 'content-type': 'application/json' },
+          payload: '{bad',
+        }),
         await get('/categories.yaml', ip),
         await get('/categories?jsonp=1bad', ip),
         await get('/user', ip),
@@ -107,10 +134,21 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
     it('a 201 and a 204 carry the headers of the token (limit 5000)', async () => {
       const owner = await buildUser(t.services);
       const ip = freshIp();
-      const created = await t.app.inject({ method: 'POST', url: `${API}/things`, remoteAddress: ip, headers: bearer(owner.token), payload: { url: `https://example.com/${uniqueName('rl')}` } });
+      const created = await t.app.inject({
+        method: 'POST',
+        url: `${API}/things`,
+        remoteAddress: ip,
+        headers: bearer(owner.token),
+        payload: { url: `https://example.com/${uniqueName('rl')}` },
+      });
       expect(created.statusCode).toBe(201);
       expectLimitHeaders(created, 5000, 1, WINDOW_END);
-      const deleted = await t.app.inject({ method: 'DELETE', url: `${API}/things/${json(created).id}`, remoteAddress: ip, headers: bearer(owner.token) });
+      const deleted = await t.app.inject({
+        method: 'DELETE',
+        url: `${API}/things/${json(created).id}`,
+        remoteAddress: ip,
+        headers: bearer(owner.token),
+      });
       expect(deleted.statusCode).toBe(204);
       expect(deleted.body).toBe('');
       expectLimitHeaders(deleted, 5000, 2, WINDOW_END);
@@ -126,7 +164,7 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
       expectLimitHeaders(jsonp, 1000, 2, WINDOW_END);
     });
 
-    it('GET /rate_limit reports the caller\'s window, sends no rate-limit headers and is not counted', async () => {
+    it("GET /rate_limit reports the caller's window, sends no rate-limit headers and is not counted", async () => {
       const ip = freshIp();
       for (let i = 0; i < 14; i++) await get('/categories', ip);
       for (let i = 0; i < 3; i++) {
@@ -147,7 +185,7 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
       expectLimitHeaders(await get('/categories', ip), 1000, 15, WINDOW_END);
     });
 
-    it('GET /rate_limit for a new IP: nothing used yet; with a token: the token\'s window (limit 5000)', async () => {
+    it("GET /rate_limit for a new IP: nothing used yet; with a token: the token's window (limit 5000)", async () => {
       expect(json(await get('/rate_limit', freshIp()))).toEqual({
         hourly_limit: 1000,
         remaining_hits: 1000,
@@ -200,7 +238,11 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
         method: 'OPTIONS',
         url: `${API}/things`,
         remoteAddress: ip,
-        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization',
+        },
       });
       expect(preflight.statusCode).toBe(204);
       expectNoLimitHeaders(preflight);
@@ -211,9 +253,20 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
     });
 
     it('CORS exposes the rate-limit headers to browsers', async () => {
-      const res = await t.app.inject({ url: `${API}/categories`, remoteAddress: freshIp(), headers: { origin: 'https://app.example' } });
+      const res = await t.app.inject({
+        url: `${API}/categories`,
+        remoteAddress: freshIp(),
+        headers: { origin: 'https://app.example' },
+      });
       const exposed = String(res.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/);
-      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-current', 'x-ratelimit-reset', 'retry-after']) expect(exposed).toContain(h);
+      for (const h of [
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-current',
+        'x-ratelimit-reset',
+        'retry-after',
+      ])
+        expect(exposed).toContain(h);
     });
   });
 
@@ -268,7 +321,8 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
         expect(res.statusCode).toBe(403);
         expect(json(res)).toEqual({
           error: 'rate_limit_exceeded',
-          error_description: 'Rate limit exceeded: 3 requests per hour; the allowance renews at Tue, 17 Jul 2012 11:00:00 GMT',
+          error_description:
+            'Rate limit exceeded: 3 requests per hour; the allowance renews at Tue, 17 Jul 2012 11:00:00 GMT',
           error_uri: `${PUBLIC_URL}/docs/api#rate-limits`,
         });
         expect(res.headers['retry-after']).toBe(String(WINDOW_END - T0));
@@ -277,7 +331,12 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
       // GET /rate_limit still answers, capped at the limit.
       const status = await t.app.inject({ url: `${API}/rate_limit`, remoteAddress: ip });
       expect(status.statusCode).toBe(200);
-      expect(json(status)).toMatchObject({ hourly_limit: 3, remaining_hits: 0, current_hits: 3, reset_time_in_seconds: WINDOW_END });
+      expect(json(status)).toMatchObject({
+        hourly_limit: 3,
+        remaining_hits: 0,
+        current_hits: 3,
+        reset_time_in_seconds: WINDOW_END,
+      });
       // Retry-After follows the clock; at the reset the allowance is back.
       clock.set(WINDOW_END - 100);
       expect((await get()).headers['retry-after']).toBe('100');
@@ -290,15 +349,30 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
     it('a refused write changes nothing, and its body is not even read (a bad body is still 403)', async () => {
       const u = await buildUser(t.services);
       const ip = freshIp();
-      for (let i = 0; i < 2; i++) expect((await t.app.inject({ url: `${API}/user`, remoteAddress: ip, headers: bearer(u.token) })).statusCode).toBe(200);
+      for (let i = 0; i < 2; i++)
+        expect(
+          (await t.app.inject({ url: `${API}/user`, remoteAddress: ip, headers: bearer(u.token) })).statusCode,
+        ).toBe(200);
       const url = `https://example.com/${uniqueName('refused')}`;
-      const res = await t.app.inject({ method: 'POST', url: `${API}/things`, remoteAddress: ip, headers: bearer(u.token), payload: { url } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `${API}/things`,
+        remoteAddress: ip,
+        headers: bearer(u.token),
+        payload: { url },
+      });
       expect(res.statusCode).toBe(403);
       expect(json(res).error).toBe('rate_limit_exceeded');
       expectLimitHeaders(res, 2, 2, WINDOW_END);
       const rows = await t.db.database.db.selectFrom('things').select('id').where('url', '=', url).execute();
       expect(rows).toEqual([]);
-      const badBody = await t.app.inject({ method: 'POST', url: `${API}/things`, remoteAddress: ip, headers: { ...bearer(u.token), 'content-type': 'application/json' }, payload: '{bad' });
+      const badBody = await t.app.inject({
+        method: 'POST',
+        url: `${API}/things`,
+        remoteAddress: ip,
+        headers: { ...bearer(u.token), 'content-type': 'application/json' },
+        payload: '{bad',
+      });
       expect(badBody.statusCode).toBe(403);
       expect(json(badBody).error).toBe('rate_limit_exceeded');
     });
@@ -342,7 +416,8 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
       const aliceSecond = await tokenWith(s, alice.user.username, 'tip'); // same user, same (operator) client
       const clientId = await oauthClient(s);
       const aliceViaClient = await issueToken(s, alice.user.username, 'tip', clientId); // same user, another client
-      const get = (token: string, ip: string) => t.app.inject({ url: `${API}/user`, remoteAddress: ip, headers: bearer(token) });
+      const get = (token: string, ip: string) =>
+        t.app.inject({ url: `${API}/user`, remoteAddress: ip, headers: bearer(token) });
 
       expectLimitHeaders(await get(alice.token, freshIp()), 2, 1, WINDOW_END);
       expectLimitHeaders(await get(aliceSecond, freshIp()), 2, 2, WINDOW_END); // another IP, another token: same window
@@ -368,14 +443,26 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
       const owner = await buildUser(s);
       const tipper = await buildUser(s);
       const ids = [await buildThing(s, owner), await buildThing(s, owner), await buildThing(s, owner)];
-      const tip = (id: number) => t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, remoteAddress: freshIp(), headers: bearer(tipper.token) });
+      const tip = (id: number) =>
+        t.app.inject({
+          method: 'POST',
+          url: `${API}/things/${id}/tip`,
+          remoteAddress: freshIp(),
+          headers: bearer(tipper.token),
+        });
       expect((await tip(ids[0]!)).statusCode).toBe(200);
       expect((await tip(ids[1]!)).statusCode).toBe(200);
       const refused = await tip(ids[2]!);
       expect(refused.statusCode).toBe(403);
       expect(json(refused).error).toBe('rate_limit_exceeded');
-      const tips = await s.database.db.selectFrom('tips').select('thing_id').where('tipper_id', '=', tipper.user.id).execute();
-      expect(tips.map((r) => Number(r.thing_id)).sort((x, y) => x - y)).toEqual([ids[0], ids[1]].sort((x, y) => x! - y!));
+      const tips = await s.database.db
+        .selectFrom('tips')
+        .select('thing_id')
+        .where('tipper_id', '=', tipper.user.id)
+        .execute();
+      expect(tips.map((r) => Number(r.thing_id)).sort((x, y) => x - y)).toEqual(
+        [ids[0], ids[1]].sort((x, y) => x! - y!),
+      );
     });
   });
 
@@ -384,8 +471,16 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
       const t = await buildTestApp(engine, { clock: fixedClock(T0), env: { RATE_LIMIT_ANONYMOUS: '2' } });
       try {
         const ip = freshIp();
-        await t.app.inject({ url: `${API}/categories`, remoteAddress: ip, headers: { 'x-forwarded-for': '203.0.113.1' } });
-        const res = await t.app.inject({ url: `${API}/categories`, remoteAddress: ip, headers: { 'x-forwarded-for': '203.0.113.2' } });
+        await t.app.inject({
+          url: `${API}/categories`,
+          remoteAddress: ip,
+          headers: { 'x-forwarded-for': '203.0.113.1' },
+        });
+        const res = await t.app.inject({
+          url: `${API}/categories`,
+          remoteAddress: ip,
+          headers: { 'x-forwarded-for': '203.0.113.2' },
+        });
         expectLimitHeaders(res, 2, 2, WINDOW_END);
       } finally {
         await t.close();
@@ -393,10 +488,14 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
     });
 
     it('1 (one proxy in front): each X-Forwarded-For client has its own window', async () => {
-      const t = await buildTestApp(engine, { clock: fixedClock(T0), env: { RATE_LIMIT_ANONYMOUS: '2', TRUST_PROXY: '1' } });
+      const t = await buildTestApp(engine, {
+        clock: fixedClock(T0),
+        env: { RATE_LIMIT_ANONYMOUS: '2', TRUST_PROXY: '1' },
+      });
       try {
         const proxy = '127.0.0.1';
-        const via = (client: string) => t.app.inject({ url: `${API}/categories`, remoteAddress: proxy, headers: { 'x-forwarded-for': client } });
+        const via = (client: string) =>
+          t.app.inject({ url: `${API}/categories`, remoteAddress: proxy, headers: { 'x-forwarded-for': client } });
         expectLimitHeaders(await via('203.0.113.1'), 2, 1, WINDOW_END);
         expectLimitHeaders(await via('203.0.113.1'), 2, 2, WINDOW_END);
         expect((await via('203.0.113.1')).statusCode).toBe(403);
@@ -411,7 +510,12 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
     // A prefix per run, so parallel test files and engines never share keys.
     const prefix = `tipjar-test:${randomBytes(6).toString('hex')}`;
     const clock = fixedClock(T0);
-    const env = { REDIS_URL: REDIS_URL!, RATE_LIMIT_KEY_PREFIX: prefix, RATE_LIMIT_ANONYMOUS: '5', RATE_LIMIT_AUTHENTICATED: '4' };
+    const env = {
+      REDIS_URL: REDIS_URL!,
+      RATE_LIMIT_KEY_PREFIX: prefix,
+      RATE_LIMIT_ANONYMOUS: '5',
+      RATE_LIMIT_AUTHENTICATED: '4',
+    };
     let one: TestApp;
     let two: FastifyInstance;
     let redis: Redis;
@@ -464,9 +568,16 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
       const u = await buildUser(one.services);
       const apps = [one.app, two, two, one.app];
       for (let i = 0; i < apps.length; i++) {
-        expectLimitHeaders(await apps[i]!.inject({ url: `${API}/user`, remoteAddress: freshIp(), headers: bearer(u.token) }), 4, i + 1, WINDOW_END);
+        expectLimitHeaders(
+          await apps[i]!.inject({ url: `${API}/user`, remoteAddress: freshIp(), headers: bearer(u.token) }),
+          4,
+          i + 1,
+          WINDOW_END,
+        );
       }
-      expect((await two.inject({ url: `${API}/user`, remoteAddress: freshIp(), headers: bearer(u.token) })).statusCode).toBe(403);
+      expect(
+        (await two.inject({ url: `${API}/user`, remoteAddress: freshIp(), headers: bearer(u.token) })).statusCode,
+      ).toBe(403);
       expect(await redis.get(`${prefix}:${WINDOW_START}:user:${u.user.id}:client:none`)).toBe('5');
     });
 
@@ -474,7 +585,12 @@ describe.each(ENGINES)('rate limits on %s', (engine) => {
       const ip = '198.51.100.8';
       clock.set(WINDOW_END);
       try {
-        expectLimitHeaders(await one.app.inject({ url: `${API}/categories`, remoteAddress: ip }), 5, 1, WINDOW_END + 3600);
+        expectLimitHeaders(
+          await one.app.inject({ url: `${API}/categories`, remoteAddress: ip }),
+          5,
+          1,
+          WINDOW_END + 3600,
+        );
         expectLimitHeaders(await two.inject({ url: `${API}/categories`, remoteAddress: ip }), 5, 2, WINDOW_END + 3600);
         const key = `${prefix}:${WINDOW_END}:ip:${ip}`;
         expect(await redis.get(key)).toBe('2');

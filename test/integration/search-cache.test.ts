@@ -47,7 +47,8 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     const res = await t.app.inject({ url: '/metrics', headers: bearer(METRICS_TOKEN) });
     expect(res.statusCode).toBe(200);
     const text = res.body;
-    const value = (result: string) => Number(new RegExp(`tipjar_search_cache_requests_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
+    const value = (result: string) =>
+      Number(new RegExp(`tipjar_search_cache_requests_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
     return { hits: value('hit'), misses: value('miss') };
   };
   /** A word no other test uses, so each test has searches of its own. */
@@ -57,7 +58,15 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     const url = `https://example.org/${uniqueName('behind')}`;
     await executor
       .insertInto('things')
-      .values({ url, url_key: urlKey(parseHttpUrl(url)!), title, category: 'other', language: 'en', owner_user_id: owner.user.id, created_at: clock.now() })
+      .values({
+        url,
+        url_key: urlKey(parseHttpUrl(url)!),
+        title,
+        category: 'other',
+        language: 'en',
+        owner_user_id: owner.user.id,
+        created_at: clock.now(),
+      })
       .execute();
   };
 
@@ -128,12 +137,22 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
 
     const other = freshWord();
     expect((await search(`query=${other}`)).ids).toEqual([]);
-    const patched = await t.app.inject({ method: 'PATCH', url: `${API}/things/${a}`, headers: bearer(owner.token), payload: { title: `${other} renamed` } });
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `${API}/things/${a}`,
+      headers: bearer(owner.token),
+      payload: { title: `${other} renamed` },
+    });
     expect(patched.statusCode, patched.body).toBe(200);
     expect((await search(`query=${other}`)).ids).toEqual([a]);
     expect((await search(`query=${word}`)).ids).toEqual([b]);
 
-    const hidden = await t.app.inject({ method: 'PATCH', url: `${API}/things/${b}`, headers: bearer(owner.token), payload: { hidden: true } });
+    const hidden = await t.app.inject({
+      method: 'PATCH',
+      url: `${API}/things/${b}`,
+      headers: bearer(owner.token),
+      payload: { hidden: true },
+    });
     expect(hidden.statusCode, hidden.body).toBe(200);
     expect((await search(`query=${word}`)).ids).toEqual([]);
     // …but still for its owner, whose searches have their own entries.
@@ -148,11 +167,13 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     const word = freshWord();
     const a = await buildThing(t.services, owner, { title: `${word} older` });
     const b = await buildThing(t.services, owner, { title: `${word} newer` });
-    for (const sort of ['tips', 'tips_day', 'trend']) expect((await search(`query=${word}&sort=${sort}`)).ids).toEqual([b, a]);
+    for (const sort of ['tips', 'tips_day', 'trend'])
+      expect((await search(`query=${word}&sort=${sort}`)).ids).toEqual([b, a]);
     expect((await search(`sort=tips&count=1`)).ids).not.toEqual([a]);
     const res = await t.app.inject({ method: 'POST', url: `${API}/things/${a}/tip`, headers: bearer(tipper.token) });
     expect(res.statusCode, res.body).toBe(200);
-    for (const sort of ['tips', 'tips_day', 'trend']) expect((await search(`query=${word}&sort=${sort}`)).ids).toEqual([a, b]);
+    for (const sort of ['tips', 'tips_day', 'trend'])
+      expect((await search(`query=${word}&sort=${sort}`)).ids).toEqual([a, b]);
     // The things of a cached page are read fresh: their counters are never those of the cache.
     const again = await search(`query=${word}`);
     expect(again.things.find((x) => x.id === a)?.tips).toBe(1);
@@ -169,14 +190,21 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     expect((await search(`query=${word}&sort=tips_day`)).ids).toEqual([b, a]);
   });
 
-  it('a windowed sort is kept until the clock moves a tip across its window\'s edge: recomputed the second the oldest tip leaves, or one dated ahead enters', async () => {
+  it("a windowed sort is kept until the clock moves a tip across its window's edge: recomputed the second the oldest tip leaves, or one dated ahead enters", async () => {
     clock.advance(TREND_WINDOW + 1); // the other tests' tips are out of every window from here on
-    const tip = async (id: number) => expect((await t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(tipper.token) })).statusCode).toBe(200);
+    const tip = async (id: number) =>
+      expect(
+        (await t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(tipper.token) }))
+          .statusCode,
+      ).toBe(200);
     const misses = async () => (await cacheCounts()).misses;
     let m: number;
 
     // trend first: its 30-day window would still hold the tips_day case's tip.
-    for (const [sort, window] of [['trend', TREND_WINDOW], ['tips_day', 86400]] as const) {
+    for (const [sort, window] of [
+      ['trend', TREND_WINDOW],
+      ['tips_day', 86400],
+    ] as const) {
       const leaving = freshWord();
       const a = await buildThing(t.services, owner, { title: `${leaving} tipped` });
       const b = await buildThing(t.services, owner, { title: `${leaving} later` });
@@ -219,7 +247,21 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     const wrote = new Promise<void>((resolve) => (inserted = resolve));
     const url = `https://example.com/${uniqueName('open')}`;
     const writer = inTransaction(t.db.database, async (trx) => {
-      const id = await insertThing(trx, { url, urlKey: urlKey(parseHttpUrl(url)!), title: `${word} pending`, description: '', category: 'other', language: 'en', tags: [], hidden: false }, { userId: owner.user.id }, clock.now());
+      const id = await insertThing(
+        trx,
+        {
+          url,
+          urlKey: urlKey(parseHttpUrl(url)!),
+          title: `${word} pending`,
+          description: '',
+          category: 'other',
+          language: 'en',
+          tags: [],
+          hidden: false,
+        },
+        { userId: owner.user.id },
+        clock.now(),
+      );
       inserted();
       await gate;
       return id;
@@ -238,8 +280,12 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
 
   it('an anonymous search asked again is answered from its rendered JSON (SQLite), byte for byte the same, also as XML and JSONP', async () => {
     const word = freshWord();
-    const a = await buildThing(t.services, owner, { title: `${word} rendered – déjà vu ✓`, description: 'first words' });
-    const raw = (suffix = '', query = '') => t.app.inject({ url: `${API}/things/search${suffix}?query=${word}${query}` });
+    const a = await buildThing(t.services, owner, {
+      title: `${word} rendered – déjà vu ✓`,
+      description: 'first words',
+    });
+    const raw = (suffix = '', query = '') =>
+      t.app.inject({ url: `${API}/things/search${suffix}?query=${word}${query}` });
     const answers = [await raw(), await raw(), await raw()];
     expect(new Set(answers.map((r) => r.body)).size).toBe(1);
     for (const r of answers) {
@@ -267,17 +313,27 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     const tipped = await t.app.inject({ method: 'POST', url: `${API}/things/${b}/tip`, headers: bearer(tipper.token) });
     expect(tipped.statusCode, tipped.body).toBe(200);
     expect((await search(`query=${word}`)).things.find((x) => x.id === b)?.tips).toBe(1);
-    const patched = await t.app.inject({ method: 'PATCH', url: `${API}/things/${a}`, headers: bearer(owner.token), payload: { description: 'after' } });
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `${API}/things/${a}`,
+      headers: bearer(owner.token),
+      payload: { description: 'after' },
+    });
     expect(patched.statusCode, patched.body).toBe(200);
-    const body = json<{ things: { id: number; description: string }[] }>(await t.app.inject({ url: `${API}/things/search?query=${word}` }));
+    const body = json<{ things: { id: number; description: string }[] }>(
+      await t.app.inject({ url: `${API}/things/search?query=${word}` }),
+    );
     expect(body.things.find((x) => x.id === a)?.description).toBe('after');
   });
 
-  it('with full, an owner\'s profile change shows in the next search (full answers are not kept rendered)', async () => {
+  it("with full, an owner's profile change shows in the next search (full answers are not kept rendered)", async () => {
     const word = freshWord();
     const profiled = await buildUser(t.services);
     await buildThing(t.services, profiled, { title: `${word} profiled` });
-    const cityOf = async () => json<{ things: { owner: { city: string } }[] }>(await t.app.inject({ url: `${API}/things/search?query=${word}&full=1` })).things[0]!.owner.city;
+    const cityOf = async () =>
+      json<{ things: { owner: { city: string } }[] }>(
+        await t.app.inject({ url: `${API}/things/search?query=${word}&full=1` }),
+      ).things[0]!.owner.city;
     for (let i = 0; i < 3; i++) expect(await cityOf()).toBe('');
     await updateProfile(t.services, profiled.user.id, { city: 'Lyon' });
     expect(await cityOf()).toBe('Lyon');

@@ -18,7 +18,9 @@ describe.skipIf(!ENGINES.includes('postgres'))('PostgreSQL full-text index', () 
 
   it('is built with fastupdate off', async () => {
     const r = await sql<{ options: string[] | null }>`select c.reloptions as options from pg_class c
-      join pg_namespace n on n.oid = c.relnamespace where c.relname = 'things_search' and n.nspname = current_schema()`.execute(t.database.db);
+      join pg_namespace n on n.oid = c.relnamespace where c.relname = 'things_search' and n.nspname = current_schema()`.execute(
+      t.database.db,
+    );
     expect(r.rows[0]?.options).toContain('fastupdate=off');
   });
 
@@ -43,9 +45,15 @@ describe.skipIf(!ENGINES.includes('postgres'))('PostgreSQL full-text index', () 
         })),
       )
       .execute();
-    const found = await sql<{ n: string }>`select count(*) as n from things where search_vector @@ plainto_tsquery('english', 'zebra')`.execute(t.database.db);
+    const found = await sql<{
+      n: string;
+    }>`select count(*) as n from things where search_vector @@ plainto_tsquery('english', 'zebra')`.execute(
+      t.database.db,
+    );
     expect(Number(found.rows[0]!.n)).toBe(200);
-    const pending = await sql<{ pages: string }>`select gin_clean_pending_list('things_search'::regclass) as pages`.execute(t.database.db);
+    const pending = await sql<{
+      pages: string;
+    }>`select gin_clean_pending_list('things_search'::regclass) as pages`.execute(t.database.db);
     expect(Number(pending.rows[0]!.pages)).toBe(0);
   });
 });

@@ -28,14 +28,21 @@ const ageArb = fc.oneof(
   fc.integer({ min: 0, max: 3599 }),
   fc.integer({ min: 0, max: 42 * DAY }),
 );
-const tipArb = fc.record({ user: fc.integer({ min: 0, max: USERS - 1 }), thing: fc.integer({ min: 0, max: THINGS - 1 }), age: ageArb });
+const tipArb = fc.record({
+  user: fc.integer({ min: 0, max: USERS - 1 }),
+  thing: fc.integer({ min: 0, max: THINGS - 1 }),
+  age: ageArb,
+});
 
 const periodOf = (t: number) => new Date(t * 1000).toISOString().slice(0, 7);
 
 /** The score of a thing's tips (Unix seconds) under `sort` at NOW, computed tip by tip. */
 function expectedScore(sort: Sort, times: number[]): number {
   if (sort === 'tips') return times.length;
-  if (sort === 'trend') return times.filter((t) => t > NOW - TREND_WINDOW && t <= NOW).reduce((sum, t) => sum + 2 ** ((t - NOW) / TREND_HALF_LIFE), 0);
+  if (sort === 'trend')
+    return times
+      .filter((t) => t > NOW - TREND_WINDOW && t <= NOW)
+      .reduce((sum, t) => sum + 2 ** ((t - NOW) / TREND_HALF_LIFE), 0);
   return times.filter((t) => t > NOW - SORT_WINDOWS[sort] && t <= NOW).length;
 }
 
@@ -67,7 +74,11 @@ describe.each(ENGINES)('tip sorts against counting every tip on %s', (engine) =>
           if (seen.has(key)) continue;
           seen.add(key);
           clock.set(at);
-          const res = await t.app.inject({ method: 'POST', url: `${API}/things/${ids[tip.thing]}/tip`, headers: bearer(users[tip.user]!.token) });
+          const res = await t.app.inject({
+            method: 'POST',
+            url: `${API}/things/${ids[tip.thing]}/tip`,
+            headers: bearer(users[tip.user]!.token),
+          });
           expect(res.statusCode, res.body).toBe(200);
           times.get(ids[tip.thing]!)!.push(at);
         }

@@ -28,19 +28,25 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
   const id: Record<'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G', number> = { A: 0, B: 0, C: 0, D: 0, E: 0, F: 0, G: 0 };
   const F_URL = 'https://www.arcade-hall.example.org/collection';
 
-  const search = (query: string, headers: Record<string, string> = {}) => t.app.inject({ url: `${API}/things/search${query}`, headers });
+  const search = (query: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ url: `${API}/things/search${query}`, headers });
   const found = async (query: string, headers: Record<string, string> = {}) => {
     const res = await search(query, headers);
     expect(res.statusCode, res.body).toBe(200);
     return json(res) as { total_items: number; items: number; page: number; things: Record<string, any>[] };
   };
-  const ids = async (query: string, headers: Record<string, string> = {}) => (await found(query, headers)).things.map((x) => x.id as number);
+  const ids = async (query: string, headers: Record<string, string> = {}) =>
+    (await found(query, headers)).things.map((x) => x.id as number);
   const tip = async (who: TestUser, thing: number, at: number) => {
     clock.set(at);
     const res = await t.app.inject({ method: 'POST', url: `${API}/things/${thing}/tip`, headers: bearer(who.token) });
     expect(res.statusCode, res.body).toBe(200);
   };
-  const invalid = (description: string) => ({ error: 'invalid_parameters', error_description: description, error_uri: ERROR_URI });
+  const invalid = (description: string) => ({
+    error: 'invalid_parameters',
+    error_description: description,
+    error_uri: ERROR_URI,
+  });
 
   beforeAll(async () => {
     // Hundreds of anonymous searches from one address: lift the hourly limit (not under test here).
@@ -53,8 +59,17 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
       clock.advance(60);
       return buildThing(t.services, owner, fields);
     };
-    id.A = await make(alice, { title: 'Old favourite', description: 'A classic board game for the family', tags: 'game' });
-    id.B = await make(alice, { title: 'Yaml parser', description: 'Reads YAML documents quickly', tags: 'yaml,parser', category: 'software' });
+    id.A = await make(alice, {
+      title: 'Old favourite',
+      description: 'A classic board game for the family',
+      tags: 'game',
+    });
+    id.B = await make(alice, {
+      title: 'Yaml parser',
+      description: 'Reads YAML documents quickly',
+      tags: 'yaml,parser',
+      category: 'software',
+    });
     id.C = await make(alice, {
       title: 'JSON toolkit',
       description: 'A streaming parser for JSON and a YAML bridge',
@@ -62,9 +77,20 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
       category: 'software',
       language: 'de_DE',
     });
-    id.D = await make(alice, { title: 'Photo gallery', description: 'Pictures from travels', tags: 'photo,flickr', category: 'images' });
+    id.D = await make(alice, {
+      title: 'Photo gallery',
+      description: 'Pictures from travels',
+      tags: 'photo,flickr',
+      category: 'images',
+    });
     id.E = await make(alice, { title: 'Secret parser', description: 'A hidden parser', tags: 'parser', hidden: true });
-    id.F = await make(bob, { url: F_URL, title: 'Games collection', description: 'Arcade games', tags: 'games,software', category: 'software' });
+    id.F = await make(bob, {
+      url: F_URL,
+      title: 'Games collection',
+      description: 'Arcade games',
+      tags: 'games,software',
+      category: 'software',
+    });
     id.G = await make(alice, { title: 'Deleted parser', tags: 'parser' });
     const del = await t.app.inject({ method: 'DELETE', url: `${API}/things/${id.G}`, headers: bearer(alice.token) });
     expect(del.statusCode).toBe(204);
@@ -112,18 +138,38 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
       const byId = new Map(asBob.things.map((x) => [x.id, x]));
       expect(Object.keys(byId.get(id.B)!).sort()).toEqual([...THING_KEYS, 'subscribed', 'tipped'].sort());
       expect([id.A, id.B, id.C, id.D, id.F].map((x) => byId.get(x)!.tipped)).toEqual([false, true, true, true, false]);
-      expect([id.A, id.B, id.C, id.D, id.F].map((x) => byId.get(x)!.subscribed)).toEqual([false, false, false, false, false]);
+      expect([id.A, id.B, id.C, id.D, id.F].map((x) => byId.get(x)!.subscribed)).toEqual([
+        false,
+        false,
+        false,
+        false,
+        false,
+      ]);
       expect(byId.get(id.F)).toHaveProperty('last_tip_at', 0);
 
       const d = (await found('?query=gallery', bearer(alice.token))).things[0]!;
-      expect(Object.keys(d).sort()).toEqual([...THING_KEYS, 'last_tip_at', 'subscribed', 'tipped', 'updated_at'].sort());
+      expect(Object.keys(d).sort()).toEqual(
+        [...THING_KEYS, 'last_tip_at', 'subscribed', 'tipped', 'updated_at'].sort(),
+      );
       expect(d).toMatchObject({ id: id.D, last_tip_at: NOW - 7200, updated_at: 0, tipped: false });
     });
 
     it('full: owners as full users', async () => {
       const body = await found('?query=gallery&full');
       expect(Object.keys(body.things[0]!.owner).sort()).toEqual(
-        ['about', 'avatar', 'city', 'country', 'firstname', 'lastname', 'link', 'resource', 'type', 'url', 'username'].sort(),
+        [
+          'about',
+          'avatar',
+          'city',
+          'country',
+          'firstname',
+          'lastname',
+          'link',
+          'resource',
+          'type',
+          'url',
+          'username',
+        ].sort(),
       );
       expect(body.things[0]!.owner.username).toBe(alice.user.username);
       const off = await found('?query=gallery&full=0');
@@ -172,7 +218,12 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
 
     it('a thing hidden or unhidden later moves out of or into the results', async () => {
       const patch = (hidden: boolean) =>
-        t.app.inject({ method: 'PATCH', url: `${API}/things/${id.A}`, headers: bearer(alice.token), payload: { hidden } });
+        t.app.inject({
+          method: 'PATCH',
+          url: `${API}/things/${id.A}`,
+          headers: bearer(alice.token),
+          payload: { hidden },
+        });
       expect((await patch(true)).statusCode).toBe(200);
       expect(await ids('?query=favourite')).toEqual([]);
       expect(await ids('?query=favourite', bearer(alice.token))).toEqual([id.A]);
@@ -217,7 +268,9 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
   describe('url', () => {
     it('selects the thing registered for the URL, compared after normalisation', async () => {
       expect(await ids(`?url=${encodeURIComponent(F_URL)}`)).toEqual([id.F]);
-      expect(await ids(`?url=${encodeURIComponent('HTTPS://WWW.Arcade-Hall.example.org:443/collection')}`)).toEqual([id.F]);
+      expect(await ids(`?url=${encodeURIComponent('HTTPS://WWW.Arcade-Hall.example.org:443/collection')}`)).toEqual([
+        id.F,
+      ]);
       expect(await ids(`?url=${encodeURIComponent(`${F_URL}/other`)}`)).toEqual([]);
     });
 
@@ -283,7 +336,9 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
     });
 
     it('all filters together', async () => {
-      expect(await ids(`?query=parser&category=software&language=de_DE&tags=json&user=${alice.user.username}`)).toEqual([id.C]);
+      expect(await ids(`?query=parser&category=software&language=de_DE&tags=json&user=${alice.user.username}`)).toEqual(
+        [id.C],
+      );
       expect(await ids('?query=parser&category=images')).toEqual([]);
     });
 
@@ -405,7 +460,10 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
         for (const raw of ['a%00b', '%1B', 'x%7F', '%0A']) {
           const res = await search(`?${p}=${raw}`);
           expect(res.statusCode, `${p}=${raw}: ${res.body}`).toBe(400);
-          expect(json(res)).toMatchObject({ error: 'invalid_parameters', error_description: `The query parameter "${p}" holds a control character or malformed text` });
+          expect(json(res)).toMatchObject({
+            error: 'invalid_parameters',
+            error_description: `The query parameter "${p}" holds a control character or malformed text`,
+          });
         }
       }
     });
@@ -427,10 +485,14 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
 
     it('arbitrary strings as query or tags answer 200 or 400, never 5xx (property)', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom('query', 'tags'), fc.string({ unit: 'binary', maxLength: 40 }), async (name, value) => {
-          const res = await search(`?${name}=${encodeURIComponent(value.replace(/[\uD800-\uDFFF]/g, ''))}`);
-          expect([200, 400]).toContain(res.statusCode);
-        }),
+        fc.asyncProperty(
+          fc.constantFrom('query', 'tags'),
+          fc.string({ unit: 'binary', maxLength: 40 }),
+          async (name, value) => {
+            const res = await search(`?${name}=${encodeURIComponent(value.replace(/[\uD800-\uDFFF]/g, ''))}`);
+            expect([200, 400]).toContain(res.statusCode);
+          },
+        ),
         { numRuns: 60 },
       );
     });

@@ -18,7 +18,14 @@ import type { Services } from '../../src/domain/services.ts';
 import type { Engine } from '../../src/db/connect.ts';
 import { tipThing } from '../../src/domain/tips.ts';
 import { deleteThing } from '../../src/domain/things.ts';
-import { SETTLEMENT_CLAIM_SECONDS, lastClosedPeriod, settlePeriod, settlementReference, splitEvenly, unsettledPeriods } from '../../src/domain/money/settlement.ts';
+import {
+  SETTLEMENT_CLAIM_SECONDS,
+  lastClosedPeriod,
+  settlePeriod,
+  settlementReference,
+  splitEvenly,
+  unsettledPeriods,
+} from '../../src/domain/money/settlement.ts';
 import { checkLedger } from '../../src/domain/money/ledger.ts';
 import { setMonthlyBudget } from '../../src/domain/money/account.ts';
 import { periodBounds } from '../../src/domain/periods.ts';
@@ -61,7 +68,9 @@ async function settlementOf(s: Services, period: string, userId: number) {
     .where('t.reference', '=', settlementReference(period, userId))
     .execute();
   const debit = rows.filter((r) => r.tip_id === null);
-  const shares = rows.filter((r) => r.tip_id !== null).sort((a, b) => a.created_at! - b.created_at! || a.tip_id! - b.tip_id!);
+  const shares = rows
+    .filter((r) => r.tip_id !== null)
+    .sort((a, b) => a.created_at! - b.created_at! || a.tip_id! - b.tip_id!);
   return { debit, shares };
 }
 
@@ -149,9 +158,17 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
           ),
           things: fc.integer({ min: 1, max: 5 }),
           // [tipper, thing, seconds later, a new budget set just before the tip]
-          tips: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 0, max: 2 }), fc.option(fc.integer({ min: 0, max: 9000 }), { nil: undefined })), {
-            maxLength: 18,
-          }),
+          tips: fc.array(
+            fc.tuple(
+              fc.nat(),
+              fc.nat(),
+              fc.integer({ min: 0, max: 2 }),
+              fc.option(fc.integer({ min: 0, max: 9000 }), { nil: undefined }),
+            ),
+            {
+              maxLength: 18,
+            },
+          ),
         }),
         async (spec) => {
           month++;
@@ -159,7 +176,16 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
           clock.set(periodBounds(period).start + 3600);
           const things: number[] = [];
           for (let i = 0; i < spec.things; i++) {
-            things.push(await ownedThing(s, i % 3 === 0 ? { userId: owner.id } : i % 3 === 1 ? { userId: other.id } : { identity: `email:${month}x${i}` }));
+            things.push(
+              await ownedThing(
+                s,
+                i % 3 === 0
+                  ? { userId: owner.id }
+                  : i % 3 === 1
+                    ? { userId: other.id }
+                    : { identity: `email:${month}x${i}` },
+              ),
+            );
           }
           const users = [];
           for (const tp of spec.tippers) users.push(await moneyUser(s, tp.budget + tp.extra, tp.budget));
@@ -179,7 +205,11 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
             }
             const budget = fixed[i] ?? setting[i]!;
             const balance = spec.tippers[i]!.budget + spec.tippers[i]!.extra;
-            const expected = !(budget > 0 && balance >= budget) ? 'no_means' : done.has(`${i}:${thing}`) ? 'tip_once' : 'ok';
+            const expected = !(budget > 0 && balance >= budget)
+              ? 'no_means'
+              : done.has(`${i}:${thing}`)
+                ? 'tip_once'
+                : 'ok';
             let outcome = 'ok';
             try {
               await tipThing(s, principalOf(user), thing);
@@ -238,7 +268,11 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     const second = await settlePeriod(s, { period: '2029-03' });
     expect(second).toMatchObject({ status: 'settled', alreadySettled: true, tippersSettled: 0, centsMoved: 0 });
     expect(await ledgerSnapshot(s)).toEqual(before);
-    const row = await s.database.db.selectFrom('periods').selectAll().where('period', '=', '2029-03').executeTakeFirstOrThrow();
+    const row = await s.database.db
+      .selectFrom('periods')
+      .selectAll()
+      .where('period', '=', '2029-03')
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'settled', settled_at: at(2029, 4, 1), locked_by: null, locked_until: null });
   });
 
@@ -252,7 +286,12 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     await expect(settlePeriod(s, { period: '2028-06' })).rejects.toMatchObject({ code: 'invalid_parameters' });
     clock.set(at(2028, 7, 1));
     await tipThing(s, principalOf(fan), thing); // a new period: tip_once has reset
-    const tips = await s.database.db.selectFrom('tips').select(['period', 'created_at']).where('tipper_id', '=', fan.id).orderBy('id').execute();
+    const tips = await s.database.db
+      .selectFrom('tips')
+      .select(['period', 'created_at'])
+      .where('tipper_id', '=', fan.id)
+      .orderBy('id')
+      .execute();
     expect(tips).toEqual([
       { period: '2028-06', created_at: at(2028, 6, 30, 23, 59, 59) },
       { period: '2028-07', created_at: at(2028, 7, 1) },
@@ -264,12 +303,19 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     const { shares } = await settlementOf(s, '2028-06', fan.id);
     expect(shares.map((x) => x.amount_cents)).toEqual([400]);
     // The July tip is not part of June's settlement.
-    const julyTip = await s.database.db.selectFrom('tips').select('id').where('tipper_id', '=', fan.id).where('period', '=', '2028-07').executeTakeFirstOrThrow();
-    expect(await s.database.db.selectFrom('ledger_entries').select('id').where('tip_id', '=', julyTip.id).execute()).toEqual([]);
+    const julyTip = await s.database.db
+      .selectFrom('tips')
+      .select('id')
+      .where('tipper_id', '=', fan.id)
+      .where('period', '=', '2028-07')
+      .executeTakeFirstOrThrow();
+    expect(
+      await s.database.db.selectFrom('ledger_entries').select('id').where('tip_id', '=', julyTip.id).execute(),
+    ).toEqual([]);
     await expect(settlePeriod(s, { period: '2028-13' })).rejects.toMatchObject({ code: 'invalid_parameters' });
   });
 
-  it('credits deleted things\' owners and holds pending identities\' shares; the default period is the last closed one', async () => {
+  it("credits deleted things' owners and holds pending identities' shares; the default period is the last closed one", async () => {
     clock.set(at(2027, 2, 14));
     const owner = await moneyUser(s, 0, 0);
     const fan = await moneyUser(s, 999, 999);
@@ -287,7 +333,12 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
       [`earnings:user:${owner.id}`, 500],
       ['held:twitter:user:id:424242', 499],
     ]);
-    const users = await s.database.db.selectFrom('users').select(['id', 'balance_cents']).where('id', 'in', [fan.id, owner.id]).orderBy('id').execute();
+    const users = await s.database.db
+      .selectFrom('users')
+      .select(['id', 'balance_cents'])
+      .where('id', 'in', [fan.id, owner.id])
+      .orderBy('id')
+      .execute();
     expect(users).toEqual([
       { id: owner.id, balance_cents: 0 },
       { id: fan.id, balance_cents: 0 },
@@ -295,27 +346,34 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     expect(await checkLedger(s)).toEqual([]);
   });
 
-  it.runIf(engine === 'postgres')('a claim of a pending thing racing the settlement: the share follows the committed owner', async () => {
-    clock.set(at(2024, 4, 10));
-    const claimer = await moneyUser(s, 0, 0);
-    const fan = await moneyUser(s, 600, 600);
-    const identity = 'email:fedcba9876543210fedcba9876543210';
-    const thing = await ownedThing(s, { identity });
-    await tipThing(s, principalOf(fan), thing);
-    clock.set(at(2024, 5, 1));
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let settling: Promise<unknown> | undefined;
-    await s.database.db.transaction().execute(async (trx) => {
-      await trx.updateTable('things').set({ owner_user_id: claimer.id, owner_identity: null }).where('id', '=', thing).execute();
-      settling = settlePeriod(s, { period: '2024-04' });
-      setTimeout(release, 300);
-      await gate;
-    });
-    await settling;
-    const { shares } = await settlementOf(s, '2024-04', fan.id);
-    expect(shares.map((x) => [x.account_key, x.amount_cents])).toEqual([[`earnings:user:${claimer.id}`, 600]]);
-  });
+  it.runIf(engine === 'postgres')(
+    'a claim of a pending thing racing the settlement: the share follows the committed owner',
+    async () => {
+      clock.set(at(2024, 4, 10));
+      const claimer = await moneyUser(s, 0, 0);
+      const fan = await moneyUser(s, 600, 600);
+      const identity = 'email:fedcba9876543210fedcba9876543210';
+      const thing = await ownedThing(s, { identity });
+      await tipThing(s, principalOf(fan), thing);
+      clock.set(at(2024, 5, 1));
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let settling: Promise<unknown> | undefined;
+      await s.database.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('things')
+          .set({ owner_user_id: claimer.id, owner_identity: null })
+          .where('id', '=', thing)
+          .execute();
+        settling = settlePeriod(s, { period: '2024-04' });
+        setTimeout(release, 300);
+        await gate;
+      });
+      await settling;
+      const { shares } = await settlementOf(s, '2024-04', fan.id);
+      expect(shares.map((x) => [x.account_key, x.amount_cents])).toEqual([[`earnings:user:${claimer.id}`, 600]]);
+    },
+  );
 
   it('a budget lowered after tipping does not make the tips free: the period pays the budget fixed at its first tip', async () => {
     clock.set(at(2026, 1, 5));
@@ -331,7 +389,9 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     expect(debit.map((d) => d.amount_cents)).toEqual([-500]);
     expect(shares.map((x) => x.amount_cents)).toEqual([250, 250]);
     // the lowered budget applies from the next period: no means there
-    await expect(tipThing(s, principalOf(fan), await ownedThing(s, { userId: owner.id }))).rejects.toMatchObject({ code: 'no_means' });
+    await expect(tipThing(s, principalOf(fan), await ownedThing(s, { userId: owner.id }))).rejects.toMatchObject({
+      code: 'no_means',
+    });
     expect(await checkLedger(s)).toEqual([]);
   });
 
@@ -349,7 +409,12 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     await settlePeriod(s, { period: '2026-04' });
     expect((await settlementOf(s, '2026-03', fan.id)).debit.map((d) => d.amount_cents)).toEqual([-300]);
     expect((await settlementOf(s, '2026-04', fan.id)).debit.map((d) => d.amount_cents)).toEqual([-900]);
-    const fixed = await s.database.db.selectFrom('period_budgets').select(['period', 'budget_cents']).where('user_id', '=', fan.id).orderBy('period').execute();
+    const fixed = await s.database.db
+      .selectFrom('period_budgets')
+      .select(['period', 'budget_cents'])
+      .where('user_id', '=', fan.id)
+      .orderBy('period')
+      .execute();
     expect(fixed).toEqual([
       { period: '2026-03', budget_cents: 300 },
       { period: '2026-04', budget_cents: 900 },
@@ -396,7 +461,10 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     const twice = await scenarioDatabase(engine);
     try {
       await settlePeriod(single.s, { period: '2025-06' });
-      const [a, b] = await Promise.all([settlePeriod(twice.s, { period: '2025-06', worker: 'w1' }), settlePeriod(twice.s, { period: '2025-06', worker: 'w2' })]);
+      const [a, b] = await Promise.all([
+        settlePeriod(twice.s, { period: '2025-06', worker: 'w1' }),
+        settlePeriod(twice.s, { period: '2025-06', worker: 'w2' }),
+      ]);
       const worked = [a, b].filter((r) => r.status === 'settled' && !r.alreadySettled);
       expect(worked).toHaveLength(1);
       expect(worked[0]!.tippersSettled).toBe(6);
@@ -425,7 +493,10 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
           },
         }),
       ).rejects.toThrow('crash after 3 tippers');
-      expect(await settlePeriod(broken.s, { period: '2025-06', worker: 'second' })).toMatchObject({ status: 'busy', claimedBy: 'crashing' });
+      expect(await settlePeriod(broken.s, { period: '2025-06', worker: 'second' })).toMatchObject({
+        status: 'busy',
+        claimedBy: 'crashing',
+      });
       broken.clock.advance(SETTLEMENT_CLAIM_SECONDS + 1);
       const resumed = await settlePeriod(broken.s, { period: '2025-06', worker: 'second' });
       expect(resumed).toMatchObject({ status: 'settled', tippersSettled: 3, tippersSkipped: 3 });
@@ -457,9 +528,19 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
       run.child.kill('SIGKILL');
       const exit = await run.done;
       expect(exit.signal).toBe('SIGKILL');
-      const count = await killed.s.database.db.selectFrom('ledger_transactions').select('reference').where('kind', '=', 'settlement').execute();
+      const count = await killed.s.database.db
+        .selectFrom('ledger_transactions')
+        .select('reference')
+        .where('kind', '=', 'settlement')
+        .execute();
       expect(count).toHaveLength(2);
-      expect(await killed.s.database.db.selectFrom('periods').select('status').where('period', '=', '2025-06').executeTakeFirst()).toEqual({ status: 'settling' });
+      expect(
+        await killed.s.database.db
+          .selectFrom('periods')
+          .select('status')
+          .where('period', '=', '2025-06')
+          .executeTakeFirst(),
+      ).toEqual({ status: 'settling' });
       // The killed run's claim is live: another CLI run stands back and changes nothing.
       const busy = await cli(killed.db.url, ['settle', '--period', '2025-06'], {}, children).done;
       expect(busy.code, busy.out).toBe(0);
@@ -492,7 +573,9 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
       expect([a.code, b.code], a.out + b.out).toEqual([0, 0]);
       const outs = [a.out, b.out];
       expect(outs.filter((o) => o.includes('settled 2025-06: 6 tippers settled now'))).toHaveLength(1);
-      expect(outs.filter((o) => o.includes('is being settled by another run') || o.includes('was already settled'))).toHaveLength(1);
+      expect(
+        outs.filter((o) => o.includes('is being settled by another run') || o.includes('was already settled')),
+      ).toHaveLength(1);
       expect(await ledgerSnapshot(racing.s)).toEqual(await ledgerSnapshot(single.s));
     } finally {
       await single.db.drop();
@@ -510,11 +593,24 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
       const fan = await moneyUser(old, 2000, 700, 'fan');
       const [a, b] = [await ownedThing(old, { userId: owner.id }), await ownedThing(old, { userId: owner.id })];
       const tip = (thingId: number, period: string, createdAt: number) =>
-        database.db.insertInto('tips').values({ thing_id: thingId, tipper_id: fan.id, period, created_at: createdAt, source: 'api', client_id: null }).execute();
+        database.db
+          .insertInto('tips')
+          .values({
+            thing_id: thingId,
+            tipper_id: fan.id,
+            period,
+            created_at: createdAt,
+            source: 'api',
+            client_id: null,
+          })
+          .execute();
       await tip(a, '2025-03', at(2025, 3, 9));
       await tip(b, '2025-03', at(2025, 3, 4));
       await tip(a, '2025-04', at(2025, 4, 2));
-      await database.db.insertInto('periods').values({ period: '2025-03', status: 'settled', settled_at: at(2025, 4, 1) }).execute();
+      await database.db
+        .insertInto('periods')
+        .values({ period: '2025-03', status: 'settled', settled_at: at(2025, 4, 1) })
+        .execute();
       expect(await migrateToLatest(database)).toContain('0008_period_budgets');
       const fixed = await database.db.selectFrom('period_budgets').selectAll().execute();
       // the settled March needs none; April's is the budget in force, at the first tip
@@ -530,30 +626,82 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     try {
       await settlePeriod(broken.s, { period: '2025-06' });
       const db = broken.s.database.db;
-      const fan = await db.selectFrom('users').select('id').where('username', '=', 'tipper-1').executeTakeFirstOrThrow();
+      const fan = await db
+        .selectFrom('users')
+        .select('id')
+        .where('username', '=', 'tipper-1')
+        .executeTakeFirstOrThrow();
       await db.updateTable('users').set({ balance_cents: 12345 }).where('id', '=', fan.id).execute();
-      await db.updateTable('ledger_accounts').set({ balance_cents: -1 }).where('account_key', '=', 'earnings:user:1').execute();
-      const tx = await db.selectFrom('ledger_transactions').select('id').where('reference', '=', settlementReference('2025-06', fan.id)).executeTakeFirstOrThrow();
-      const entry = await db.selectFrom('ledger_entries').select('id').where('transaction_id', '=', tx.id).where('tip_id', 'is not', null).executeTakeFirstOrThrow();
+      await db
+        .updateTable('ledger_accounts')
+        .set({ balance_cents: -1 })
+        .where('account_key', '=', 'earnings:user:1')
+        .execute();
+      const tx = await db
+        .selectFrom('ledger_transactions')
+        .select('id')
+        .where('reference', '=', settlementReference('2025-06', fan.id))
+        .executeTakeFirstOrThrow();
+      const entry = await db
+        .selectFrom('ledger_entries')
+        .select('id')
+        .where('transaction_id', '=', tx.id)
+        .where('tip_id', 'is not', null)
+        .executeTakeFirstOrThrow();
       await db.updateTable('ledger_entries').set({ tip_id: null }).where('id', '=', entry.id).execute();
       // A share moved onto another tipper's tip.
-      const otherTip = await db.selectFrom('tips').innerJoin('users', 'users.id', 'tips.tipper_id').select('tips.id').where('users.username', '=', 'tipper-0').executeTakeFirstOrThrow();
-      const tx2 = await db.selectFrom('ledger_transactions').innerJoin('users', (j) => j.on('users.username', '=', 'tipper-2')).select(['ledger_transactions.id', 'ledger_transactions.reference', 'users.id as uid']).whereRef('ledger_transactions.reference', '=', sql<string>`cast('settle:2025-06:' as text) || cast(users.id as text)`).executeTakeFirstOrThrow();
-      const share2 = await db.selectFrom('ledger_entries').select('id').where('transaction_id', '=', tx2.id).where('tip_id', 'is not', null).executeTakeFirstOrThrow();
+      const otherTip = await db
+        .selectFrom('tips')
+        .innerJoin('users', 'users.id', 'tips.tipper_id')
+        .select('tips.id')
+        .where('users.username', '=', 'tipper-0')
+        .executeTakeFirstOrThrow();
+      const tx2 = await db
+        .selectFrom('ledger_transactions')
+        .innerJoin('users', (j) => j.on('users.username', '=', 'tipper-2'))
+        .select(['ledger_transactions.id', 'ledger_transactions.reference', 'users.id as uid'])
+        .whereRef(
+          'ledger_transactions.reference',
+          '=',
+          sql<string>`cast('settle:2025-06:' as text) || cast(users.id as text)`,
+        )
+        .executeTakeFirstOrThrow();
+      const share2 = await db
+        .selectFrom('ledger_entries')
+        .select('id')
+        .where('transaction_id', '=', tx2.id)
+        .where('tip_id', 'is not', null)
+        .executeTakeFirstOrThrow();
       await db.updateTable('ledger_entries').set({ tip_id: otherTip.id }).where('id', '=', share2.id).execute();
       // tipper-2's period budget lowered below what the settlement debited
-      await db.updateTable('period_budgets').set({ budget_cents: 1 }).where('user_id', '=', tx2.uid).where('period', '=', '2025-06').execute();
-      const debit2 = await db.selectFrom('ledger_entries').select('amount_cents').where('transaction_id', '=', tx2.id).where('tip_id', 'is', null).executeTakeFirstOrThrow();
+      await db
+        .updateTable('period_budgets')
+        .set({ budget_cents: 1 })
+        .where('user_id', '=', tx2.uid)
+        .where('period', '=', '2025-06')
+        .execute();
+      const debit2 = await db
+        .selectFrom('ledger_entries')
+        .select('amount_cents')
+        .where('transaction_id', '=', tx2.id)
+        .where('tip_id', 'is', null)
+        .executeTakeFirstOrThrow();
       const breaches = await checkLedger(broken.s);
-      expect(breaches.map((b) => b.message)).toContain(`${tx2.reference} pays for tip ${otherTip.id}, which is not a tip of that tipper in that period`);
-      expect(breaches.map((b) => b.message)).toContain(`${tx2.reference} debits ${-debit2.amount_cents} cents, more than the period's budget of 1`);
+      expect(breaches.map((b) => b.message)).toContain(
+        `${tx2.reference} pays for tip ${otherTip.id}, which is not a tip of that tipper in that period`,
+      );
+      expect(breaches.map((b) => b.message)).toContain(
+        `${tx2.reference} debits ${-debit2.amount_cents} cents, more than the period's budget of 1`,
+      );
       const kinds = new Set(breaches.map((x) => x.invariant));
       expect([...kinds].sort()).toEqual(['account', 'period', 'sign', 'sum', 'user_balance']);
       const res = await cli(broken.db.url, ['ledger', 'check'], {}, children).done;
       expect(res.code).toBe(1);
       const lines = res.out.trim().split('\n');
       expect(lines.filter((l) => l.startsWith('BREACH ['))).toHaveLength(breaches.length);
-      expect(lines).toContain(`BREACH [user_balance] user tipper-1 (id ${fan.id}) has balance_cents 12345 but the balance account holds ${1000 + 7 - (100 + 31)}`);
+      expect(lines).toContain(
+        `BREACH [user_balance] user tipper-1 (id ${fan.id}) has balance_cents 12345 but the balance account holds ${1000 + 7 - (100 + 31)}`,
+      );
       expect(lines.at(-1)).toBe(`ledger check: ${breaches.length} breaches`);
     } finally {
       await broken.db.drop();

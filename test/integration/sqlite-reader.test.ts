@@ -37,9 +37,20 @@ describe('SQLite read threads', () => {
   it('answers a query like the server connection, and sees what it committed', async () => {
     await database.db
       .insertInto('users')
-      .values(['ada', 'grace'].map((username, i) => ({ username, username_key: username, email: '', password_hash: null, registered_at: 100 + i })))
+      .values(
+        ['ada', 'grace'].map((username, i) => ({
+          username,
+          username_key: username,
+          email: '',
+          password_hash: null,
+          registered_at: 100 + i,
+        })),
+      )
       .execute();
-    const query = sql<{ username: string; registered_at: number }>`select username, registered_at from users where registered_at >= ${100} order by username`;
+    const query = sql<{
+      username: string;
+      registered_at: number;
+    }>`select username, registered_at from users where registered_at >= ${100} order by username`;
     const here = (await query.execute(database.db)).rows;
     expect(here).toEqual([
       { username: 'ada', registered_at: 100 },
@@ -50,38 +61,59 @@ describe('SQLite read threads', () => {
 
   it('refuses writes, reports SQLite errors with their code, and answers the next query', async () => {
     await expect(offThread(sql`update users set about = 'x'`)).rejects.toThrow();
-    await expect(offThread(sql`select * from no_such_table`)).rejects.toMatchObject({ code: 'SQLITE_ERROR', message: expect.stringContaining('no_such_table') });
+    await expect(offThread(sql`select * from no_such_table`)).rejects.toMatchObject({
+      code: 'SQLITE_ERROR',
+      message: expect.stringContaining('no_such_table'),
+    });
     expect(await offThread(sql<{ n: number }>`select ${41} + 1 as n`)).toEqual([{ n: 42 }]);
   });
 
   it('a quick query sent after a slow one is answered first (it runs on the other thread)', async () => {
     const order: string[] = [];
-    const slow = offThread(sql`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${3_000_000}) select count(*) as n from c`).then(() => order.push('slow'));
+    const slow = offThread(
+      sql`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${3_000_000}) select count(*) as n from c`,
+    ).then(() => order.push('slow'));
     const quick = offThread(sql`select 1 as n`).then(() => order.push('quick'));
     await Promise.all([slow, quick]);
     expect(order).toEqual(['quick', 'slow']);
   });
 
-  it('runs a follow-up query right after the first only when the first one\'s row count calls for it', async () => {
-    const numbers = (n: number) => sql<{ x: number }>`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${n}) select x from c`;
+  it("runs a follow-up query right after the first only when the first one's row count calls for it", async () => {
+    const numbers = (n: number) =>
+      sql<{
+        x: number;
+      }>`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${n}) select x from c`;
     const total = sql<{ n: number }>`select 7 as n`.compile(database.db);
-    const then = (n: number, ifEmpty = false) => database.offThreadThen!(numbers(n).compile(database.db), { query: total, minRows: 3, ifEmpty });
+    const then = (n: number, ifEmpty = false) =>
+      database.offThreadThen!(numbers(n).compile(database.db), { query: total, minRows: 3, ifEmpty });
     expect(await then(3)).toEqual({ rows: [{ x: 1 }, { x: 2 }, { x: 3 }], followUpRows: [{ n: 7 }] });
     expect(await then(2)).toEqual({ rows: [{ x: 1 }, { x: 2 }] });
     const none = sql<{ x: number }>`select 1 as x where 0`.compile(database.db);
-    expect(await database.offThreadThen!(none, { query: total, minRows: 3, ifEmpty: true })).toEqual({ rows: [], followUpRows: [{ n: 7 }] });
+    expect(await database.offThreadThen!(none, { query: total, minRows: 3, ifEmpty: true })).toEqual({
+      rows: [],
+      followUpRows: [{ n: 7 }],
+    });
     expect(await database.offThreadThen!(none, { query: total, minRows: 3, ifEmpty: false })).toEqual({ rows: [] });
-    await expect(database.offThreadThen!(numbers(3).compile(database.db), { query: sql`select * from no_such_table`.compile(database.db), minRows: 1, ifEmpty: false })).rejects.toMatchObject({ code: 'SQLITE_ERROR' });
+    await expect(
+      database.offThreadThen!(numbers(3).compile(database.db), {
+        query: sql`select * from no_such_table`.compile(database.db),
+        minRows: 1,
+        ifEmpty: false,
+      }),
+    ).rejects.toMatchObject({ code: 'SQLITE_ERROR' });
   });
 
   it('queries posted while both threads are busy go to the first one free: none waits behind the slow one', async () => {
     const order: string[] = [];
-    const count = (n: number) => sql`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${n}) select count(*) as n from c`;
+    const count = (n: number) =>
+      sql`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${n}) select count(*) as n from c`;
     const slow = offThread(count(4_000_000)).then(() => order.push('slow'));
     const medium = offThread(count(200_000)).then(() => order.push('medium'));
     // Both threads now have a query; each of these is taken by whichever thread is free first —
     // the one that ran the medium query — never queued behind the slow one.
-    const quick = Array.from({ length: 6 }, (_, i) => offThread(sql<{ n: number }>`select ${i} as n`).then((rows) => order.push(`quick${rows[0]!.n}`)));
+    const quick = Array.from({ length: 6 }, (_, i) =>
+      offThread(sql<{ n: number }>`select ${i} as n`).then((rows) => order.push(`quick${rows[0]!.n}`)),
+    );
     await Promise.all([slow, medium, ...quick]);
     expect(order.at(-1)).toBe('slow');
     expect(order.filter((x) => x.startsWith('quick'))).toHaveLength(6);
@@ -102,12 +134,19 @@ describe('SQLite read threads: a thread that stops', () => {
 
   /** A reader whose threads stop when they take STOP_THE_THREAD (test/helpers/read-worker-that-stops.mjs). */
   const reader = (threads: number) => {
-    const r = createSqliteReader(join(dir, 'r.db'), { threads, script: new URL('../helpers/read-worker-that-stops.mjs', import.meta.url) });
+    const r = createSqliteReader(join(dir, 'r.db'), {
+      threads,
+      script: new URL('../helpers/read-worker-that-stops.mjs', import.meta.url),
+    });
     readers.push(r);
     return r;
   };
-  const query = <R>(text: string): CompiledQuery<R> => ({ sql: text, parameters: [], query: undefined as never }) as unknown as CompiledQuery<R>;
-  const count = (n: number) => query<{ n: number }>(`with recursive c(x) as (select 1 union all select x + 1 from c where x < ${n}) select count(*) as n from c`);
+  const query = <R>(text: string): CompiledQuery<R> =>
+    ({ sql: text, parameters: [], query: undefined as never }) as unknown as CompiledQuery<R>;
+  const count = (n: number) =>
+    query<{ n: number }>(
+      `with recursive c(x) as (select 1 union all select x + 1 from c where x < ${n}) select count(*) as n from c`,
+    );
 
   it('fails only the query it was running: the other thread answers its own', async () => {
     const r = reader(2);

@@ -43,11 +43,21 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
   const db = () => t.services.database.db;
   const sub = (method: 'POST' | 'PUT' | 'DELETE', id: number | string, token?: string) =>
     t.app.inject({ method, url: `${API}/things/${id}/subscriptions`, headers: token ? bearer(token) : {} });
-  const list = (token?: string) => t.app.inject({ url: `${API}/user/subscriptions`, headers: token ? bearer(token) : {} });
-  const subscriptionRows = (userId: number) => db().selectFrom('subscriptions').selectAll().where('user_id', '=', userId).execute();
+  const list = (token?: string) =>
+    t.app.inject({ url: `${API}/user/subscriptions`, headers: token ? bearer(token) : {} });
+  const subscriptionRows = (userId: number) =>
+    db().selectFrom('subscriptions').selectAll().where('user_id', '=', userId).execute();
   const followCount = async (userId: number) =>
-    (await db().selectFrom('activities').select('id').where('actor_user_id', '=', userId).where('verb', '=', 'follow').execute()).length;
-  const tipRows = (userId: number) => db().selectFrom('tips').selectAll().where('tipper_id', '=', userId).orderBy('id').execute();
+    (
+      await db()
+        .selectFrom('activities')
+        .select('id')
+        .where('actor_user_id', '=', userId)
+        .where('verb', '=', 'follow')
+        .execute()
+    ).length;
+  const tipRows = (userId: number) =>
+    db().selectFrom('tips').selectAll().where('tipper_id', '=', userId).orderBy('id').execute();
 
   async function fixture(): Promise<{ owner: TestUser; fan: TestUser; thingId: number }> {
     clock.set(T0);
@@ -66,7 +76,13 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     expect(body.message).toBe('ok');
     expect(body.description).toBe('Successfully subscribed to Thing');
     expect(sorted(Object.keys(body.thing))).toEqual(sorted(CONFIRMATION_KEYS));
-    expect(body.thing).toMatchObject({ type: 'thing', id: thingId, tips: 1, title: 'Subscribed thing', resource: `${PUBLIC_URL}${API}/things/${thingId}` });
+    expect(body.thing).toMatchObject({
+      type: 'thing',
+      id: thingId,
+      tips: 1,
+      title: 'Subscribed thing',
+      resource: `${PUBLIC_URL}${API}/things/${thingId}`,
+    });
 
     const rows = await subscriptionRows(fan.user.id);
     expect(rows).toHaveLength(1);
@@ -129,7 +145,10 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
 
   it('POST when already tipped this period: 200, no second tip', async () => {
     const { fan, thingId } = await fixture();
-    expect((await t.app.inject({ method: 'POST', url: `${API}/things/${thingId}/tip`, headers: bearer(fan.token) })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `${API}/things/${thingId}/tip`, headers: bearer(fan.token) }))
+        .statusCode,
+    ).toBe(200);
     const res = await sub('POST', thingId, fan.token);
     expect(res.statusCode).toBe(200);
     expect(json(res).thing.tips).toBe(1);
@@ -170,7 +189,9 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     expectError(await sub('POST', 99999999, fan.token), 404, 'not_found');
     expectError(await sub('POST', 'abc', fan.token), 404, 'not_found');
     const gone = await buildThing(t.services, owner);
-    expect((await t.app.inject({ method: 'DELETE', url: `${API}/things/${gone}`, headers: bearer(owner.token) })).statusCode).toBe(204);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `${API}/things/${gone}`, headers: bearer(owner.token) })).statusCode,
+    ).toBe(204);
     expectError(await sub('POST', gone, fan.token), 404, 'not_found');
     expect(await subscriptionRows(fan.user.id)).toEqual([]);
   });
@@ -194,7 +215,11 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     expect(json(paused)).toEqual({ message: 'paused', description: 'Subscription paused' });
     let [row] = await subscriptionRows(fan.user.id);
     expect(row).toMatchObject({ active: 0, created_at: T0, started_at: T0, updated_at: T0 + 100 });
-    expect(json<any[]>(await list(fan.token))[0]).toMatchObject({ active: false, started_at: T0, thing: { subscribed: true } });
+    expect(json<any[]>(await list(fan.token))[0]).toMatchObject({
+      active: false,
+      started_at: T0,
+      thing: { subscribed: true },
+    });
     expect(await followCount(fan.user.id)).toBe(1);
 
     clock.advance(100);
@@ -231,7 +256,10 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     expect((await sub('DELETE', thingId, fan.token)).statusCode).toBe(204);
 
     expect((await sub('POST', thingId, fan.token)).statusCode).toBe(200);
-    expect((await t.app.inject({ method: 'DELETE', url: `${API}/things/${thingId}`, headers: bearer(owner.token) })).statusCode).toBe(204);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `${API}/things/${thingId}`, headers: bearer(owner.token) }))
+        .statusCode,
+    ).toBe(204);
     expect((await sub('DELETE', thingId, fan.token)).statusCode).toBe(204);
     expect(await subscriptionRows(fan.user.id)).toEqual([]);
   });
@@ -254,7 +282,10 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     for (const u of [active!, paused!, poor!]) expect((await sub('POST', thingId, u.token)).statusCode).toBe(200);
     expect((await sub('POST', doomed, gone!.token)).statusCode).toBe(200);
     expect((await sub('PUT', thingId, paused!.token)).statusCode).toBe(200);
-    expect((await t.app.inject({ method: 'DELETE', url: `${API}/things/${doomed}`, headers: bearer(owner.token) })).statusCode).toBe(204);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `${API}/things/${doomed}`, headers: bearer(owner.token) }))
+        .statusCode,
+    ).toBe(204);
     await fundUser(t.services, { username: poor!.user.username, cents: 0, budgetCents: 5000 }); // balance 1000 < budget
 
     // Renewing June again changes nothing: everyone subscribed this period was tipped on subscribing.
@@ -287,18 +318,27 @@ describe.each(ENGINES)('subscriptions on %s', (engine) => {
     // tip_once: subscribed in July after a manual tip, then renewal of July skips it.
     const late = await buildUser(t.services);
     const other = await buildThing(t.services, owner);
-    expect((await t.app.inject({ method: 'POST', url: `${API}/things/${other}/tip`, headers: bearer(late.token) })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `${API}/things/${other}/tip`, headers: bearer(late.token) }))
+        .statusCode,
+    ).toBe(200);
     await t.services.database.db
       .insertInto('subscriptions')
       .values({ user_id: late.user.id, thing_id: other, active: 1, created_at: JULY, started_at: JULY })
       .execute();
     const third = await renewSubscriptions(t.services);
-    expect(third.renewals.filter((r) => r.userId === late.user.id)).toEqual([{ userId: late.user.id, thingId: other, outcome: 'tip_once' }]);
+    expect(third.renewals.filter((r) => r.userId === late.user.id)).toEqual([
+      { userId: late.user.id, thingId: other, outcome: 'tip_once' },
+    ]);
   });
 
   it('renewal refuses a period other than the current one, or a malformed one', async () => {
     clock.set(JULY);
-    await expect(renewSubscriptions(t.services, { period: '2025-06' })).rejects.toMatchObject({ code: 'invalid_parameters' });
-    await expect(renewSubscriptions(t.services, { period: '2025-13' })).rejects.toMatchObject({ code: 'invalid_parameters' });
+    await expect(renewSubscriptions(t.services, { period: '2025-06' })).rejects.toMatchObject({
+      code: 'invalid_parameters',
+    });
+    await expect(renewSubscriptions(t.services, { period: '2025-13' })).rejects.toMatchObject({
+      code: 'invalid_parameters',
+    });
   });
 });

@@ -20,20 +20,63 @@ const MAX_TAG_LENGTH = 64;
  */
 const tagChar = fc.oneof(
   // other control characters than tab and line breaks are refused at the edge (control-characters.test.ts)
-  { weight: 4, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((c) => !/\p{Cc}/u.test(c) || /[\t\n\r]/.test(c)) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .string({ unit: 'binary', minLength: 1, maxLength: 1 })
+      .filter((c) => !/\p{Cc}/u.test(c) || /[\t\n\r]/.test(c)),
+  },
   { weight: 4, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
   { weight: 4, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) },
   {
     weight: 2,
     arbitrary: fc.constantFrom(
-      '&', '|', '!', '(', ')', ',', ' ', '\t', '\n', '\u00a0', '\u2028', '\u3000', '\ufeff',
-      '%', '+', '#', '"', "'", '\\', '*', ':', '-', '_', '.', '/', '?', '=', ';',
-      'İ', 'ß', 'ſ', 'K', 'Σ', 'ς', 'ǅ', '\u0301', '\u200b', '🎉',
+      '&',
+      '|',
+      '!',
+      '(',
+      ')',
+      ',',
+      ' ',
+      '\t',
+      '\n',
+      '\u00a0',
+      '\u2028',
+      '\u3000',
+      '\ufeff',
+      '%',
+      '+',
+      '#',
+      '"',
+      "'",
+      '\\',
+      '*',
+      ':',
+      '-',
+      '_',
+      '.',
+      '/',
+      '?',
+      '=',
+      ';',
+      'İ',
+      'ß',
+      'ſ',
+      'K',
+      'Σ',
+      'ς',
+      'ǅ',
+      '\u0301',
+      '\u200b',
+      '🎉',
     ),
   },
 );
 const tagText = fc.array(tagChar, { minLength: 0, maxLength: 70 }).map((cs) => cs.join(''));
-const tagList = fc.array(fc.oneof({ weight: 5, arbitrary: tagText.filter((t) => t.length <= 12) }, { weight: 1, arbitrary: tagText }), { minLength: 1, maxLength: 4 });
+const tagList = fc.array(
+  fc.oneof({ weight: 5, arbitrary: tagText.filter((t) => t.length <= 12) }, { weight: 1, arbitrary: tagText }),
+  { minLength: 1, maxLength: 4 },
+);
 
 /** The first given tag (trimmed) that must be refused, or undefined when all may be stored. */
 function firstRefused(tags: string[]): string | undefined {
@@ -63,7 +106,12 @@ describe.each(ENGINES)('tags on %s', (engine) => {
   afterAll(async () => t.close());
 
   const create = (tags: unknown) =>
-    t.app.inject({ method: 'POST', url: `${API}/things`, headers: bearer(owner.token), payload: { url: `https://example.com/${uniqueName('tagged')}`, tags } });
+    t.app.inject({
+      method: 'POST',
+      url: `${API}/things`,
+      headers: bearer(owner.token),
+      payload: { url: `https://example.com/${uniqueName('tagged')}`, tags },
+    });
   const searchIds = async (expression: string): Promise<number[]> => {
     const res = await t.app.inject({ url: `${API}/things/search?count=100&tags=${encodeURIComponent(expression)}` });
     expect(res.statusCode, `${JSON.stringify(expression)}: ${res.body}`).toBe(200);

@@ -17,7 +17,19 @@ const THING_KEYS = [...FULL_THING_KEYS].sort();
 const VIEWER_KEYS = [...THING_KEYS, 'subscribed', 'tipped'].sort();
 const OWNER_KEYS = [...VIEWER_KEYS, 'last_tip_at', 'updated_at'].sort();
 const SUMMARY_KEYS = ['link', 'resource', 'type', 'username'];
-const FULL_USER_KEYS = ['about', 'avatar', 'city', 'country', 'firstname', 'lastname', 'link', 'resource', 'type', 'url', 'username'];
+const FULL_USER_KEYS = [
+  'about',
+  'avatar',
+  'city',
+  'country',
+  'firstname',
+  'lastname',
+  'link',
+  'resource',
+  'type',
+  'url',
+  'username',
+];
 const ERROR_KEYS = ['error', 'error_description', 'error_uri'];
 const CREATED_KEYS = ['description', 'id', 'link', 'message'];
 const MESSAGE_KEYS = ['description', 'message'];
@@ -54,7 +66,8 @@ describe.each(ENGINES)('things on %s', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const get = (url: string, token?: string) => t.app.inject({ method: 'GET', url: `${API}${url}`, headers: token ? bearer(token) : {} });
+  const get = (url: string, token?: string) =>
+    t.app.inject({ method: 'GET', url: `${API}${url}`, headers: token ? bearer(token) : {} });
   const countThingsWithUrl = async (url: string) =>
     (await t.db.database.db.selectFrom('things').select('id').where('url', '=', url).execute()).length;
   const countAllThings = async () => (await t.db.database.db.selectFrom('things').select('id').execute()).length;
@@ -115,7 +128,11 @@ describe.each(ENGINES)('things on %s', (engine) => {
     it('after a tip: tipped is true for the tipper and last_tip_at is the tip time for the owner', async () => {
       clock.set(START + 5000);
       const id = await buildThing(t.services, owner);
-      const tipped = await t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(other.token) });
+      const tipped = await t.app.inject({
+        method: 'POST',
+        url: `${API}/things/${id}/tip`,
+        headers: bearer(other.token),
+      });
       expect(tipped.statusCode, tipped.body).toBe(200);
       const forTipper = json(await get(`/things/${id}`, other.token));
       expect(forTipper).toMatchObject({ tipped: true, tips: 1, tips_user_count: 1 });
@@ -224,14 +241,17 @@ describe.each(ENGINES)('things on %s', (engine) => {
         } else {
           // SQLite gives the next rowid after the largest: a deleted placeholder holds next - 1.
           await sql`insert into things (id, url, url_key, owner_user_id, created_at, deleted_at)
-            values (${next - 1}, 'https://example.com/placeholder', ${uniqueName('placeholder')}, ${owner.user.id}, ${START}, ${START})`.execute(db);
+            values (${next - 1}, 'https://example.com/placeholder', ${uniqueName('placeholder')}, ${owner.user.id}, ${START}, ${START})`.execute(
+            db,
+          );
         }
       }
       let ids: number[];
       beforeAll(async () => {
         await startThingIdsAt(1_000_000);
         ids = [];
-        for (let i = 0; i < 100; i++) ids.push(await buildThing(t.services, i % 2 ? owner : other, { title: `Many ${i}` }));
+        for (let i = 0; i < 100; i++)
+          ids.push(await buildThing(t.services, i % 2 ? owner : other, { title: `Many ${i}` }));
         for (const id of ids) expect(String(id)).toMatch(/^\d{7}$/);
         ids.reverse(); // asked in another order than created
       });
@@ -258,12 +278,14 @@ describe.each(ENGINES)('things on %s', (engine) => {
         expect(idsOf(json(res))).toEqual(ids);
       });
 
-      it('an unknown or malformed id among 100 is the route\'s 404 not_found', async () => {
+      it("an unknown or malformed id among 100 is the route's 404 not_found", async () => {
         const unknown = [...ids.slice(0, 99), 9_999_999];
         const body = expectError(await get(`/things/${unknown.join(',')}`), 404, 'not_found');
         expect(body.error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
         const malformed = [...ids.slice(0, 99), 'x'.repeat(7)];
-        expect(expectError(await get(`/things/${malformed.join(',')}`), 404, 'not_found').error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
+        expect(expectError(await get(`/things/${malformed.join(',')}`), 404, 'not_found').error_uri).toBe(
+          `${PUBLIC_URL}/docs/api#things`,
+        );
       });
 
       it('101 ids → 400 invalid_parameters, however long the path, duplicates counted', async () => {
@@ -360,12 +382,19 @@ describe.each(ENGINES)('things on %s', (engine) => {
       const auto = `${PUBLIC_URL}/submit/auto?url=${encodeURIComponent(url)}&user_id=${owner.user.username}`;
       expectFound(await lookup(auto), id);
       // user_id compared case-insensitively, like usernames; no user_id at all also resolves.
-      expectFound(await lookup(`${PUBLIC_URL}/submit/auto?url=${encodeURIComponent(url)}&user_id=${owner.user.username.toUpperCase()}`), id);
+      expectFound(
+        await lookup(
+          `${PUBLIC_URL}/submit/auto?url=${encodeURIComponent(url)}&user_id=${owner.user.username.toUpperCase()}`,
+        ),
+        id,
+      );
       expectFound(await lookup(`${PUBLIC_URL}/submit/auto?url=${encodeURIComponent(url)}&title=Whatever`), id);
     });
 
     it('an auto-submit URL of an unregistered url is 404 not_found (lookup body)', async () => {
-      expectMissing(await lookup(`${PUBLIC_URL}/submit/auto?url=${encodeURIComponent(uniqueUrl())}&user_id=${owner.user.username}`));
+      expectMissing(
+        await lookup(`${PUBLIC_URL}/submit/auto?url=${encodeURIComponent(uniqueUrl())}&user_id=${owner.user.username}`),
+      );
     });
 
     it('an auto-submit URL whose user_id is not the owner is 400 validation', async () => {
@@ -383,7 +412,12 @@ describe.each(ENGINES)('things on %s', (engine) => {
   });
 
   describe('POST /things', () => {
-    const post = (payload: unknown, token: string | null = owner.token, headers: Record<string, string> = {}, path = '/things') =>
+    const post = (
+      payload: unknown,
+      token: string | null = owner.token,
+      headers: Record<string, string> = {},
+      path = '/things',
+    ) =>
       t.app.inject({
         method: 'POST',
         url: `${API}${path}`,
@@ -464,15 +498,18 @@ describe.each(ENGINES)('things on %s', (engine) => {
       [')', ['x)'], `"x)" holds ')'`],
       ['a comma inside an array element', ['ok', 'a,b'], `"a,b" holds ','`],
     ];
-    it.each(unfindable)('a tag holding %s → 400 validation naming the tag, nothing written', async (_name, tags, named) => {
-      const url = uniqueUrl();
-      const before = await countAllThings();
-      const body = expectError(await post({ url, tags }), 400, 'validation');
-      expect(body.error_description).toContain(named);
-      expect(body.error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
-      expect(await countAllThings()).toBe(before);
-      expect(await countThingsWithUrl(url)).toBe(0);
-    });
+    it.each(unfindable)(
+      'a tag holding %s → 400 validation naming the tag, nothing written',
+      async (_name, tags, named) => {
+        const url = uniqueUrl();
+        const before = await countAllThings();
+        const body = expectError(await post({ url, tags }), 400, 'validation');
+        expect(body.error_description).toContain(named);
+        expect(body.error_uri).toBe(`${PUBLIC_URL}/docs/api#things`);
+        expect(await countAllThings()).toBe(before);
+        expect(await countThingsWithUrl(url)).toBe(0);
+      },
+    );
 
     it('a tag holding an operator in a form body → 400 validation naming the tag', async () => {
       const url = uniqueUrl();
@@ -483,12 +520,23 @@ describe.each(ENGINES)('things on %s', (engine) => {
 
     it('takes a form-urlencoded body', async () => {
       const url = uniqueUrl();
-      const res = await post(form({ url, title: 'Form', category: 'audio', language: 'fr_FR', tags: 'x,y', hidden: '1' }), owner.token, FORM);
+      const res = await post(
+        form({ url, title: 'Form', category: 'audio', language: 'fr_FR', tags: 'x,y', hidden: '1' }),
+        owner.token,
+        FORM,
+      );
       expect(res.statusCode, res.body).toBe(201);
       const body = json(res);
       expect(keys(body)).toEqual(CREATED_KEYS);
       const thing = json(await get(`/things/${body.id}`));
-      expect(thing).toMatchObject({ url, title: 'Form', category: 'audio', language: 'fr_FR', tags: ['x', 'y'], hidden: true });
+      expect(thing).toMatchObject({
+        url,
+        title: 'Form',
+        category: 'audio',
+        language: 'fr_FR',
+        tags: ['x', 'y'],
+        hidden: true,
+      });
     });
 
     it('accepts boolean spellings in any case for hidden', async () => {
@@ -574,7 +622,12 @@ describe.each(ENGINES)('things on %s', (engine) => {
   });
 
   describe('PATCH /things/:id and its POST workaround', () => {
-    const patch = (id: number | string, payload: unknown, token: string | null = owner.token, headers: Record<string, string> = {}) =>
+    const patch = (
+      id: number | string,
+      payload: unknown,
+      token: string | null = owner.token,
+      headers: Record<string, string> = {},
+    ) =>
       t.app.inject({
         method: 'PATCH',
         url: `${API}/things/${id}`,
@@ -594,7 +647,9 @@ describe.each(ENGINES)('things on %s', (engine) => {
       const url = uniqueUrl();
       const id = await buildThing(t.services, owner, { url, title: 'Before', description: 'Keep me', tags: 'old' });
       clock.set(START + 30_500);
-      expectOk(await patch(id, { title: 'After', category: 'video', language: 'es_ES', tags: 'new, newer', hidden: true }));
+      expectOk(
+        await patch(id, { title: 'After', category: 'video', language: 'es_ES', tags: 'new, newer', hidden: true }),
+      );
       const thing = json(await get(`/things/${id}`, owner.token));
       expect(thing).toMatchObject({
         url,
@@ -620,7 +675,10 @@ describe.each(ENGINES)('things on %s', (engine) => {
         payload: { title: 'Via query' },
       });
       expectOk(res);
-      expect(json(await get(`/things/${id}`, owner.token))).toMatchObject({ title: 'Via query', updated_at: START + 31_001 });
+      expect(json(await get(`/things/${id}`, owner.token))).toMatchObject({
+        title: 'Via query',
+        updated_at: START + 31_001,
+      });
     });
 
     it('POST with _method=patch in a form body acts as PATCH', async () => {
@@ -677,21 +735,37 @@ describe.each(ENGINES)('things on %s', (engine) => {
     ])('%s → 400 validation and nothing changed', async (_name, payload) => {
       const id = await buildThing(t.services, owner, { title: 'Unchanged' });
       expectError(await patch(id, { ...payload, hidden: true }), 400, 'validation');
-      expect(json(await get(`/things/${id}`, owner.token))).toMatchObject({ title: 'Unchanged', hidden: false, updated_at: 0 });
+      expect(json(await get(`/things/${id}`, owner.token))).toMatchObject({
+        title: 'Unchanged',
+        hidden: false,
+        updated_at: 0,
+      });
     });
 
     it.each<[string, (tags: string) => [unknown, Record<string, string>?, string?]]>([
       ['PATCH with JSON', (tags) => [{ title: 'Changed', tags }]],
       ['PATCH with a JSON array', () => [{ title: 'Changed', tags: ['fine', 'has space'] }]],
       ['PATCH with a form body', (tags) => [form({ title: 'Changed', tags }), FORM]],
-      ['POST with _method=patch in a form body', (tags) => [form({ _method: 'patch', title: 'Changed', tags }), FORM, 'POST']],
+      [
+        'POST with _method=patch in a form body',
+        (tags) => [form({ _method: 'patch', title: 'Changed', tags }), FORM, 'POST'],
+      ],
     ])('%s: a tag a search could not find → 400 validation naming it, nothing changed', async (_name, make) => {
       const id = await buildThing(t.services, owner, { title: 'Unchanged', tags: 'kept' });
       const [payload, headers, method] = make('fine, a&b');
-      const res = await t.app.inject({ method: (method ?? 'PATCH') as 'PATCH' | 'POST', url: `${API}/things/${id}`, headers: { ...bearer(owner.token), ...headers }, payload: payload as string });
+      const res = await t.app.inject({
+        method: (method ?? 'PATCH') as 'PATCH' | 'POST',
+        url: `${API}/things/${id}`,
+        headers: { ...bearer(owner.token), ...headers },
+        payload: payload as string,
+      });
       const body = expectError(res, 400, 'validation');
       expect(body.error_description).toMatch(/"(a&b|has space)" holds/);
-      expect(json(await get(`/things/${id}`, owner.token))).toMatchObject({ title: 'Unchanged', tags: ['kept'], updated_at: 0 });
+      expect(json(await get(`/things/${id}`, owner.token))).toMatchObject({
+        title: 'Unchanged',
+        tags: ['kept'],
+        updated_at: 0,
+      });
       const stored = await t.db.database.db.selectFrom('thing_tags').select('tag').where('thing_id', '=', id).execute();
       expect(stored.map((r) => r.tag)).toEqual(['kept']);
     });
@@ -739,10 +813,20 @@ describe.each(ENGINES)('things on %s', (engine) => {
       expect(lookup.statusCode).toBe(404);
       expect(json(lookup).message).toBe('not_found');
       expectError(await del(id), 404, 'not_found');
-      const patched = await t.app.inject({ method: 'PATCH', url: `${API}/things/${id}`, headers: bearer(owner.token), payload: { title: 'x' } });
+      const patched = await t.app.inject({
+        method: 'PATCH',
+        url: `${API}/things/${id}`,
+        headers: bearer(owner.token),
+        payload: { title: 'x' },
+      });
       expectError(patched, 404, 'not_found');
 
-      const again = await t.app.inject({ method: 'POST', url: `${API}/things`, headers: bearer(other.token), payload: { url } });
+      const again = await t.app.inject({
+        method: 'POST',
+        url: `${API}/things`,
+        headers: bearer(other.token),
+        payload: { url },
+      });
       expect(again.statusCode, again.body).toBe(201);
       expect(json(again).id).not.toBe(id);
       const found = await get(`/things/lookup/?url=${encodeURIComponent(url)}`);
@@ -750,7 +834,7 @@ describe.each(ENGINES)('things on %s', (engine) => {
       expect(found.headers.location).toBe(thingApiUrl(json(again).id));
     });
 
-    it('a deleted thing disappears from its owner\'s lists', async () => {
+    it("a deleted thing disappears from its owner's lists", async () => {
       const id = await buildThing(t.services, owner);
       expect((await del(id)).statusCode).toBe(204);
       const mine = json(await get('/user/things?count=100', owner.token));
@@ -811,7 +895,9 @@ describe.each(ENGINES)('things on %s', (engine) => {
     it('page and count select the slice', async () => {
       expect(ids(await get(`/users/${lister.user.username}/things?page=2`))).toEqual(newestFirst().slice(30, 60));
       expect(ids(await get(`/users/${lister.user.username}/things?count=5`))).toEqual(newestFirst().slice(0, 5));
-      expect(ids(await get(`/users/${lister.user.username}/things?count=5&page=3`))).toEqual(newestFirst().slice(10, 15));
+      expect(ids(await get(`/users/${lister.user.username}/things?count=5&page=3`))).toEqual(
+        newestFirst().slice(10, 15),
+      );
       expect(ids(await get(`/users/${lister.user.username}/things?count=1`))).toEqual(newestFirst().slice(0, 1));
       expect(ids(await get(`/users/${lister.user.username}/things?count=100`))).toEqual(newestFirst());
       expect(ids(await get(`/users/${lister.user.username}/things?page=99`))).toEqual([]);
@@ -821,13 +907,19 @@ describe.each(ENGINES)('things on %s', (engine) => {
       expect(ids(await get(`/users/${lister.user.username}/things?count=&page=`))).toEqual(newestFirst().slice(0, 30));
     });
 
-    it.each([['count=0'], ['count=101'], ['count=-1'], ['count=abc'], ['count=1.5'], ['page=0'], ['page=abc'], ['page=-2']])(
-      '%s → 400 invalid_parameters',
-      async (q) => {
-        expectError(await get(`/users/${lister.user.username}/things?${q}`), 400, 'invalid_parameters');
-        expectError(await get(`/user/things?${q}`, lister.token), 400, 'invalid_parameters');
-      },
-    );
+    it.each([
+      ['count=0'],
+      ['count=101'],
+      ['count=-1'],
+      ['count=abc'],
+      ['count=1.5'],
+      ['page=0'],
+      ['page=abc'],
+      ['page=-2'],
+    ])('%s → 400 invalid_parameters', async (q) => {
+      expectError(await get(`/users/${lister.user.username}/things?${q}`), 400, 'invalid_parameters');
+      expectError(await get(`/user/things?${q}`, lister.token), 400, 'invalid_parameters');
+    });
 
     it('hidden things are shown to their owner only', async () => {
       const path = `/users/${lister.user.username}/things?count=100`;
@@ -854,7 +946,9 @@ describe.each(ENGINES)('things on %s', (engine) => {
     });
 
     it('the username is matched case-insensitively', async () => {
-      expect(ids(await get(`/users/${lister.user.username.toUpperCase()}/things?count=3`))).toEqual(newestFirst().slice(0, 3));
+      expect(ids(await get(`/users/${lister.user.username.toUpperCase()}/things?count=3`))).toEqual(
+        newestFirst().slice(0, 3),
+      );
     });
 
     it('an unknown user → 404 not_found', async () => {
@@ -870,7 +964,7 @@ describe.each(ENGINES)('things on %s', (engine) => {
       expect(json(await get('/user/things', empty.token))).toEqual([]);
     });
 
-    it('GET /user/things lists the caller\'s things, hidden included, newest first, paged', async () => {
+    it("GET /user/things lists the caller's things, hidden included, newest first, paged", async () => {
       const all = ids(await get('/user/things?count=100', lister.token));
       expect(all).toHaveLength(32);
       expect(all).toContain(hiddenId);

@@ -21,7 +21,19 @@ const CONFIRMATION_KEYS = ['type', 'resource', 'link', 'id', 'tips', 'url', 'tit
 const TIP_KEYS = ['type', 'thing', 'owner', 'created_at'];
 const SHORT_THING_KEYS = ['type', 'resource', 'link', 'id', 'url', 'title', 'image', 'tips', 'owner'];
 const SUMMARY_KEYS = ['type', 'resource', 'link', 'username'];
-const FULL_USER_KEYS = ['type', 'resource', 'link', 'username', 'firstname', 'lastname', 'avatar', 'about', 'city', 'country', 'url'];
+const FULL_USER_KEYS = [
+  'type',
+  'resource',
+  'link',
+  'username',
+  'firstname',
+  'lastname',
+  'avatar',
+  'about',
+  'city',
+  'country',
+  'url',
+];
 
 const sorted = (keys: readonly string[]) => [...keys].sort();
 
@@ -58,7 +70,10 @@ describe.each(ENGINES)('tips on %s', (engine) => {
   /** What a tip writes: tip rows, the things' counters, things, activities. */
   async function snapshot() {
     const [tips, things, activities, tags] = await Promise.all([
-      db().selectFrom('tips').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+      db()
+        .selectFrom('tips')
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow(),
       db()
         .selectFrom('things')
         .select([
@@ -68,8 +83,14 @@ describe.each(ENGINES)('tips on %s', (engine) => {
           sql<number>`coalesce(sum(coalesce(last_tip_at, 0)), 0)`.as('last'),
         ])
         .executeTakeFirstOrThrow(),
-      db().selectFrom('activities').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
-      db().selectFrom('thing_tags').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+      db()
+        .selectFrom('activities')
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow(),
+      db()
+        .selectFrom('thing_tags')
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow(),
     ]);
     return {
       tips: Number(tips.n),
@@ -83,17 +104,31 @@ describe.each(ENGINES)('tips on %s', (engine) => {
   }
 
   /** Asserts a failed tip with the given status and code wrote nothing at all. */
-  async function expectFailedTip(res: LightMyRequestResponse, before: Awaited<ReturnType<typeof snapshot>>, status: number, code: string) {
+  async function expectFailedTip(
+    res: LightMyRequestResponse,
+    before: Awaited<ReturnType<typeof snapshot>>,
+    status: number,
+    code: string,
+  ) {
     expectError(res, status, code);
     expect(await snapshot()).toEqual(before);
   }
 
   async function thingRow(id: number) {
-    return db().selectFrom('things').select(['tips', 'tips_user_count', 'last_tip_at']).where('id', '=', id).executeTakeFirstOrThrow();
+    return db()
+      .selectFrom('things')
+      .select(['tips', 'tips_user_count', 'last_tip_at'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
   }
 
   async function tipRows(thingId: number) {
-    return db().selectFrom('tips').select(['tipper_id', 'period', 'created_at']).where('thing_id', '=', thingId).orderBy('id').execute();
+    return db()
+      .selectFrom('tips')
+      .select(['tipper_id', 'period', 'created_at'])
+      .where('thing_id', '=', thingId)
+      .orderBy('id')
+      .execute();
   }
 
   const tip = (id: number | string, token?: string) =>
@@ -107,7 +142,12 @@ describe.each(ENGINES)('tips on %s', (engine) => {
           headers: { ...(token ? bearer(token) : {}), 'content-type': 'application/x-www-form-urlencoded' },
           payload: new URLSearchParams(payload as Record<string, string>).toString(),
         })
-      : t.app.inject({ method: 'POST', url: `${API}/tip`, headers: token ? bearer(token) : {}, payload: payload as object });
+      : t.app.inject({
+          method: 'POST',
+          url: `${API}/tip`,
+          headers: token ? bearer(token) : {},
+          payload: payload as object,
+        });
 
   describe('POST /things/:id/tip', () => {
     it('answers 200 {message: "ok", description, thing} with the 8-field confirmation thing and writes one tip', async () => {
@@ -320,7 +360,12 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       expect(json(res).thing.id).toBe(id);
       // query is significant: a different query is a different (unregistered) URL
       const before = await snapshot();
-      await expectFailedTip(await tipUrl({ url: `https://example.com/${path}?q=2` }, tipper.token), before, 404, 'not_found');
+      await expectFailedTip(
+        await tipUrl({ url: `https://example.com/${path}?q=2` }, tipper.token),
+        before,
+        404,
+        'not_found',
+      );
     });
 
     it('refuses the owner (tip_owner) and unfunded users (no_means) by URL, writing nothing', async () => {
@@ -370,7 +415,11 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       expect(after.things).toBe(before.things + 1);
       expect(after.tips).toBe(before.tips + 1);
       // the tipper's `like` is the only activity: the owner did not register the thing
-      const activities = await db().selectFrom('activities').select(['verb', 'actor_user_id']).where('thing_id', '=', id).execute();
+      const activities = await db()
+        .selectFrom('activities')
+        .select(['verb', 'actor_user_id'])
+        .where('thing_id', '=', id)
+        .execute();
       expect(activities).toEqual([{ verb: 'like', actor_user_id: tipper.user.id }]);
       const ownerFeed = await t.app.inject({ url: `${API}/users/${owner.user.username}/activities` });
       expect(JSON.parse(ownerFeed.body)).toEqual({ items: [] });
@@ -416,7 +465,12 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       const owner = await buildUser(t.services);
       const inner = `https://blog.invalid/${uniqueName('mine')}`;
       const before = await snapshot();
-      await expectFailedTip(await tipUrl({ url: autoUrl({ url: inner, user_id: owner.user.username, title: 'Mine' }) }, owner.token), before, 403, 'tip_owner');
+      await expectFailedTip(
+        await tipUrl({ url: autoUrl({ url: inner, user_id: owner.user.username, title: 'Mine' }) }, owner.token),
+        before,
+        403,
+        'tip_owner',
+      );
       const lookup = await t.app.inject({ url: `${API}/things/lookup/?url=${encodeURIComponent(inner)}` });
       expect(lookup.statusCode).toBe(404);
     });
@@ -426,15 +480,27 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       const broke = await buildUser(t.services, { funded: false });
       const inner = `https://blog.invalid/${uniqueName('broke')}`;
       const before = await snapshot();
-      await expectFailedTip(await tipUrl({ url: autoUrl({ url: inner, user_id: owner.user.username }) }, broke.token), before, 401, 'no_means');
-      expect((await t.app.inject({ url: `${API}/things/lookup/?url=${encodeURIComponent(inner)}` })).statusCode).toBe(404);
+      await expectFailedTip(
+        await tipUrl({ url: autoUrl({ url: inner, user_id: owner.user.username }) }, broke.token),
+        before,
+        401,
+        'no_means',
+      );
+      expect((await t.app.inject({ url: `${API}/things/lookup/?url=${encodeURIComponent(inner)}` })).statusCode).toBe(
+        404,
+      );
     });
 
     it('answers 404 not_found for an auto-submit URL naming an unknown user_id, creating nothing', async () => {
       const tipper = await buildUser(t.services);
       const inner = `https://blog.invalid/${uniqueName('nobody')}`;
       const before = await snapshot();
-      await expectFailedTip(await tipUrl({ url: autoUrl({ url: inner, user_id: uniqueName('ghost'), title: 'x' }) }, tipper.token), before, 404, 'not_found');
+      await expectFailedTip(
+        await tipUrl({ url: autoUrl({ url: inner, user_id: uniqueName('ghost'), title: 'x' }) }, tipper.token),
+        before,
+        404,
+        'not_found',
+      );
     });
 
     it('answers 400 validation for an auto-submit URL with invalid metadata, creating nothing', async () => {
@@ -443,13 +509,19 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       const inner = `https://blog.invalid/${uniqueName('badmeta')}`;
       const before = await snapshot();
       await expectFailedTip(
-        await tipUrl({ url: autoUrl({ url: inner, user_id: owner.user.username, category: 'no-such-category' }) }, tipper.token),
+        await tipUrl(
+          { url: autoUrl({ url: inner, user_id: owner.user.username, category: 'no-such-category' }) },
+          tipper.token,
+        ),
         before,
         400,
         'validation',
       );
       await expectFailedTip(
-        await tipUrl({ url: autoUrl({ url: inner, user_id: owner.user.username, title: 'x'.repeat(101) }) }, tipper.token),
+        await tipUrl(
+          { url: autoUrl({ url: inner, user_id: owner.user.username, title: 'x'.repeat(101) }) },
+          tipper.token,
+        ),
         before,
         400,
         'validation',
@@ -462,29 +534,58 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       ['!', 'wow!', `"wow!" holds '!'`],
       ['|', 'a|b', `"a|b" holds '|'`],
       ['parentheses', '(x)', `"(x)" holds '('`],
-    ])('answers 400 validation naming an auto-submit tag holding %s (no search could find it), creating nothing', async (_name, tags, named) => {
-      const owner = await buildUser(t.services);
-      const tipper = await buildUser(t.services);
-      const inner = `https://blog.invalid/${uniqueName('badtag')}`;
-      const before = await snapshot();
-      const res = await tipUrl({ url: autoUrl({ url: inner, user_id: owner.user.username, title: 'Tagged', tags }) }, tipper.token);
-      expect(json(res).error_description).toContain(named);
-      await expectFailedTip(res, before, 400, 'validation');
-      expect((await t.app.inject({ url: `${API}/things/lookup/?url=${encodeURIComponent(inner)}` })).statusCode).toBe(404);
-    });
+    ])(
+      'answers 400 validation naming an auto-submit tag holding %s (no search could find it), creating nothing',
+      async (_name, tags, named) => {
+        const owner = await buildUser(t.services);
+        const tipper = await buildUser(t.services);
+        const inner = `https://blog.invalid/${uniqueName('badtag')}`;
+        const before = await snapshot();
+        const res = await tipUrl(
+          { url: autoUrl({ url: inner, user_id: owner.user.username, title: 'Tagged', tags }) },
+          tipper.token,
+        );
+        expect(json(res).error_description).toContain(named);
+        await expectFailedTip(res, before, 400, 'validation');
+        expect((await t.app.inject({ url: `${API}/things/lookup/?url=${encodeURIComponent(inner)}` })).statusCode).toBe(
+          404,
+        );
+      },
+    );
 
     it('answers 404 not_found for an unregistered plain URL', async () => {
       const tipper = await buildUser(t.services);
       const before = await snapshot();
-      await expectFailedTip(await tipUrl({ url: `https://nowhere.invalid/${uniqueName('x')}` }, tipper.token), before, 404, 'not_found');
-      await expectFailedTip(await tipUrl({ url: `https://nowhere.invalid/${uniqueName('x')}` }, tipper.token, true), before, 404, 'not_found');
+      await expectFailedTip(
+        await tipUrl({ url: `https://nowhere.invalid/${uniqueName('x')}` }, tipper.token),
+        before,
+        404,
+        'not_found',
+      );
+      await expectFailedTip(
+        await tipUrl({ url: `https://nowhere.invalid/${uniqueName('x')}` }, tipper.token, true),
+        before,
+        404,
+        'not_found',
+      );
     });
 
     it('answers 400 invalid_request for a missing or malformed url, writing nothing', async () => {
       const tipper = await buildUser(t.services);
       const before = await snapshot();
-      const bodies: unknown[] = [{}, { url: '' }, { url: 'not a url' }, { url: 'ftp://example.com/x' }, { url: '/relative/path' }, { url: 42 }, { url: { a: 1 } }, { url: null }, { other: 'https://example.com/' }];
-      for (const payload of bodies) await expectFailedTip(await tipUrl(payload, tipper.token), before, 400, 'invalid_request');
+      const bodies: unknown[] = [
+        {},
+        { url: '' },
+        { url: 'not a url' },
+        { url: 'ftp://example.com/x' },
+        { url: '/relative/path' },
+        { url: 42 },
+        { url: { a: 1 } },
+        { url: null },
+        { other: 'https://example.com/' },
+      ];
+      for (const payload of bodies)
+        await expectFailedTip(await tipUrl(payload, tipper.token), before, 400, 'invalid_request');
       for (const form of [{}, { url: '' }, { url: 'javascript:alert(1)' }, { url: 'http//missing-colon' }]) {
         await expectFailedTip(await tipUrl(form, tipper.token, true), before, 400, 'invalid_request');
       }
@@ -519,7 +620,12 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       bob = await buildUser(t.services);
       carol = await buildUser(t.services);
       a1 = await buildThing(t.services, alice, { url: `https://example.com/${uniqueName('a1')}`, title: 'Alice one' });
-      a2 = await buildThing(t.services, alice, { url: `https://example.com/${uniqueName('a2')}`, title: 'Alice two', tags: 'x,y', category: 'software' });
+      a2 = await buildThing(t.services, alice, {
+        url: `https://example.com/${uniqueName('a2')}`,
+        title: 'Alice two',
+        tags: 'x,y',
+        category: 'software',
+      });
       c1 = await buildThing(t.services, carol, { url: `https://example.com/${uniqueName('c1')}`, title: 'Carol one' });
       for (const [i, id] of [a1, c1, a2].entries()) {
         clock.set(T0 + 10 * (i + 1));
@@ -558,9 +664,24 @@ describe.each(ENGINES)('tips on %s', (engine) => {
         expect(Object.keys(item.owner).sort()).toEqual(sorted(SUMMARY_KEYS));
       }
       expect(list).toEqual([
-        { type: 'tip', thing: shortThing(a2, 'Alice two', alice.user.username, 2, await urlOf(a2)), owner: summary(bob.user.username), created_at: T0 + 30 },
-        { type: 'tip', thing: shortThing(c1, 'Carol one', carol.user.username, 1, await urlOf(c1)), owner: summary(bob.user.username), created_at: T0 + 20 },
-        { type: 'tip', thing: shortThing(a1, 'Alice one', alice.user.username, 1, await urlOf(a1)), owner: summary(bob.user.username), created_at: T0 + 10 },
+        {
+          type: 'tip',
+          thing: shortThing(a2, 'Alice two', alice.user.username, 2, await urlOf(a2)),
+          owner: summary(bob.user.username),
+          created_at: T0 + 30,
+        },
+        {
+          type: 'tip',
+          thing: shortThing(c1, 'Carol one', carol.user.username, 1, await urlOf(c1)),
+          owner: summary(bob.user.username),
+          created_at: T0 + 20,
+        },
+        {
+          type: 'tip',
+          thing: shortThing(a1, 'Alice one', alice.user.username, 1, await urlOf(a1)),
+          owner: summary(bob.user.username),
+          created_at: T0 + 10,
+        },
       ]);
       // user names are case-insensitive in the path
       const upper = await t.app.inject({ url: `${API}/users/${bob.user.username.toUpperCase()}/tips` });
@@ -568,14 +689,19 @@ describe.each(ENGINES)('tips on %s', (engine) => {
     });
 
     it('pages with count and page', async () => {
-      const page = async (q: string) => json<any[]>(await t.app.inject({ url: `${API}/users/${bob.user.username}/tips?${q}` })).map((x) => x.thing.id);
+      const page = async (q: string) =>
+        json<any[]>(await t.app.inject({ url: `${API}/users/${bob.user.username}/tips?${q}` })).map((x) => x.thing.id);
       expect(await page('count=2')).toEqual([a2, c1]);
       expect(await page('count=2&page=2')).toEqual([a1]);
       expect(await page('count=2&page=3')).toEqual([]);
       expect(await page('count=1&page=2')).toEqual([c1]);
       expect(await page('count=&page=')).toEqual([a2, c1, a1]);
       for (const q of ['count=0', 'count=101', 'count=abc', 'page=0', 'page=-1', 'count=1.5']) {
-        expectError(await t.app.inject({ url: `${API}/users/${bob.user.username}/tips?${q}` }), 400, 'invalid_parameters');
+        expectError(
+          await t.app.inject({ url: `${API}/users/${bob.user.username}/tips?${q}` }),
+          400,
+          'invalid_parameters',
+        );
       }
     });
 
@@ -610,10 +736,14 @@ describe.each(ENGINES)('tips on %s', (engine) => {
         expect(Object.keys(list[0].thing).sort()).toEqual(sorted(SHORT_THING_KEYS));
         expect(Object.keys(list[0].owner).sort()).toEqual(sorted(SUMMARY_KEYS));
       }
-      expectError(await t.app.inject({ url: `${API}/users/${bob.user.username}/tips?full=maybe` }), 400, 'invalid_parameters');
+      expectError(
+        await t.app.inject({ url: `${API}/users/${bob.user.username}/tips?full=maybe` }),
+        400,
+        'invalid_parameters',
+      );
     });
 
-    it('with `full` and a token, each thing carries the caller\'s per-viewer fields as GET /things/:id does', async () => {
+    it("with `full` and a token, each thing carries the caller's per-viewer fields as GET /things/:id does", async () => {
       const url = `${API}/users/${bob.user.username}/tips?full`;
       const byId = async (token: string) => {
         const list = json<any[]>(await t.app.inject({ url, headers: bearer(token) }));
@@ -628,7 +758,9 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       }
       // the owner's view has last_tip_at and updated_at; carol tipped a2 this period
       const asAlice = await byId(alice.token);
-      expect(Object.keys(asAlice.get(a2)).sort()).toEqual(sorted([...FULL_THING_KEYS, 'tipped', 'subscribed', 'last_tip_at', 'updated_at']));
+      expect(Object.keys(asAlice.get(a2)).sort()).toEqual(
+        sorted([...FULL_THING_KEYS, 'tipped', 'subscribed', 'last_tip_at', 'updated_at']),
+      );
       expect(asAlice.get(a2)).toMatchObject({ last_tip_at: T0 + 40, tipped: false, subscribed: false });
       expect((await byId(carol.token)).get(a2)).toMatchObject({ tipped: true, subscribed: false });
       expect((await byId(carol.token)).get(a2)).not.toHaveProperty('last_tip_at');
@@ -658,7 +790,7 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       expectError(await t.app.inject({ url: `${API}/users/${uniqueName('ghost')}/tips` }), 404, 'not_found');
     });
 
-    it('GET /user/tips needs a token and lists the caller\'s own tips', async () => {
+    it("GET /user/tips needs a token and lists the caller's own tips", async () => {
       expectError(await t.app.inject({ url: `${API}/user/tips` }), 401, 'unauthorized');
       expectError(await t.app.inject({ url: `${API}/user/tips`, headers: bearer('bogus') }), 401, 'unauthorized');
       const token = await issueToken(t.services, bob.user.username, 'extendedread');
@@ -674,7 +806,11 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       expect(Object.keys(list[0].thing).sort()).toEqual(sorted(SHORT_THING_KEYS));
       const paged = json<any[]>(await t.app.inject({ url: `${API}/user/tips?count=1&page=3`, headers: bearer(token) }));
       expect(paged.map((x) => x.thing.id)).toEqual([a1]);
-      expectError(await t.app.inject({ url: `${API}/user/tips?count=500`, headers: bearer(token) }), 400, 'invalid_parameters');
+      expectError(
+        await t.app.inject({ url: `${API}/user/tips?count=500`, headers: bearer(token) }),
+        400,
+        'invalid_parameters',
+      );
     });
 
     it('GET /things/:id/tips needs a token (any scope) and lists the tips on the thing, newest first', async () => {
@@ -684,26 +820,54 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       expect(res.statusCode).toBe(200);
       const list = json<any[]>(res);
       expect(list).toEqual([
-        { type: 'tip', thing: shortThing(a2, 'Alice two', alice.user.username, 2, await urlOf(a2)), owner: summary(carol.user.username), created_at: T0 + 40 },
-        { type: 'tip', thing: shortThing(a2, 'Alice two', alice.user.username, 2, await urlOf(a2)), owner: summary(bob.user.username), created_at: T0 + 30 },
+        {
+          type: 'tip',
+          thing: shortThing(a2, 'Alice two', alice.user.username, 2, await urlOf(a2)),
+          owner: summary(carol.user.username),
+          created_at: T0 + 40,
+        },
+        {
+          type: 'tip',
+          thing: shortThing(a2, 'Alice two', alice.user.username, 2, await urlOf(a2)),
+          owner: summary(bob.user.username),
+          created_at: T0 + 30,
+        },
       ]);
-      const paged = json<any[]>(await t.app.inject({ url: `${API}/things/${a2}/tips?count=1&page=2`, headers: bearer(token) }));
+      const paged = json<any[]>(
+        await t.app.inject({ url: `${API}/things/${a2}/tips?count=1&page=2`, headers: bearer(token) }),
+      );
       expect(paged.map((x) => x.owner.username)).toEqual([bob.user.username]);
-      expectError(await t.app.inject({ url: `${API}/things/999999999/tips`, headers: bearer(token) }), 404, 'not_found');
+      expectError(
+        await t.app.inject({ url: `${API}/things/999999999/tips`, headers: bearer(token) }),
+        404,
+        'not_found',
+      );
     });
 
-    it('leaves tips on hidden things out of every tip list and format, for everyone but the thing\'s owner, before paging', async () => {
+    it("leaves tips on hidden things out of every tip list and format, for everyone but the thing's owner, before paging", async () => {
       clock.set(T0 + 200);
       const owner = await buildUser(t.services);
       const fan = await buildUser(t.services);
       const stranger = await buildUser(t.services);
       const shown = await buildThing(t.services, owner, { title: 'Shown thing' });
-      const secret = await buildThing(t.services, owner, { title: 'Secret thing', url: `https://example.com/${uniqueName('secret')}` });
+      const secret = await buildThing(t.services, owner, {
+        title: 'Secret thing',
+        url: `https://example.com/${uniqueName('secret')}`,
+      });
       clock.set(T0 + 210);
       expect((await tip(shown, fan.token)).statusCode).toBe(200);
       clock.set(T0 + 220);
       expect((await tip(secret, fan.token)).statusCode).toBe(200);
-      expect((await t.app.inject({ method: 'PATCH', url: `${API}/things/${secret}`, headers: bearer(owner.token), payload: { hidden: true } })).statusCode).toBe(200);
+      expect(
+        (
+          await t.app.inject({
+            method: 'PATCH',
+            url: `${API}/things/${secret}`,
+            headers: bearer(owner.token),
+            payload: { hidden: true },
+          })
+        ).statusCode,
+      ).toBe(200);
       clock.set(T0 + 300);
       const fanTips = `/users/${fan.user.username}/tips`;
       const ids = async (url: string, headers: Record<string, string> = {}) =>
@@ -720,18 +884,25 @@ describe.each(ENGINES)('tips on %s', (engine) => {
         expect(xml.body).toContain('Shown thing');
         expect(xml.body).not.toContain('Secret thing');
         expect(xml.body).not.toContain('secret');
-        for (const feed of ['.as', '.atom']) expect((await t.app.inject({ url: `${API}${fanTips}${feed}`, headers: viewer })).body).not.toContain('Secret thing');
+        for (const feed of ['.as', '.atom'])
+          expect((await t.app.inject({ url: `${API}${fanTips}${feed}`, headers: viewer })).body).not.toContain(
+            'Secret thing',
+          );
       }
       // the tipper's own list: not even the tipper sees another user's hidden thing
       expect(await ids('/user/tips', bearer(fan.token))).toEqual([shown]);
       // the thing's owner sees the tip on it everywhere
       expect(await ids(fanTips, bearer(owner.token))).toEqual([secret, shown]);
       expect(await ids(`${fanTips}?count=1`, bearer(owner.token))).toEqual([secret]);
-      expect((await t.app.inject({ url: `${API}${fanTips}.xml`, headers: bearer(owner.token) })).body).toContain('Secret thing');
+      expect((await t.app.inject({ url: `${API}${fanTips}.xml`, headers: bearer(owner.token) })).body).toContain(
+        'Secret thing',
+      );
       // the hidden thing's own tip list: empty to others, complete to its owner
       expect(await ids(`/things/${secret}/tips`, bearer(stranger.token))).toEqual([]);
       expect(await ids(`/things/${secret}/tips`, bearer(fan.token))).toEqual([]);
-      expect((await t.app.inject({ url: `${API}/things/${secret}/tips.as`, headers: bearer(fan.token) })).body).not.toContain(fan.user.username);
+      expect(
+        (await t.app.inject({ url: `${API}/things/${secret}/tips.as`, headers: bearer(fan.token) })).body,
+      ).not.toContain(fan.user.username);
       expect(await ids(`/things/${secret}/tips`, bearer(owner.token))).toEqual([secret]);
     });
   });
@@ -745,11 +916,14 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       const id = await buildThing(t.services, owner);
       const other = await buildThing(t.services, owner);
 
-      const get = async (token?: string) => json(await t.app.inject({ url: `${API}/things/${id}`, headers: token ? bearer(token) : {} }));
+      const get = async (token?: string) =>
+        json(await t.app.inject({ url: `${API}/things/${id}`, headers: token ? bearer(token) : {} }));
       expect(await get()).not.toHaveProperty('tipped');
       expect((await get(tipper.token)).tipped).toBe(false);
       const listed = async (token: string) =>
-        json<any[]>(await t.app.inject({ url: `${API}/users/${owner.user.username}/things`, headers: bearer(token) })).map((x) => [x.id, x.tipped]);
+        json<any[]>(
+          await t.app.inject({ url: `${API}/users/${owner.user.username}/things`, headers: bearer(token) }),
+        ).map((x) => [x.id, x.tipped]);
       expect(await listed(tipper.token)).toEqual([
         [other, false],
         [id, false],
@@ -765,7 +939,9 @@ describe.each(ENGINES)('tips on %s', (engine) => {
         [other, false],
         [id, true],
       ]);
-      const multi = json<any[]>(await t.app.inject({ url: `${API}/things/${id},${other}`, headers: bearer(tipper.token) }));
+      const multi = json<any[]>(
+        await t.app.inject({ url: `${API}/things/${id},${other}`, headers: bearer(tipper.token) }),
+      );
       expect(multi.map((x) => [x.id, x.tipped])).toEqual([
         [id, true],
         [other, false],
@@ -790,8 +966,11 @@ describe.each(ENGINES)('tips on %s', (engine) => {
       .execute();
     expect(rows.length).toBeGreaterThan(10);
     for (const r of rows) {
-      expect({ id: r.id, tips: r.tips, users: r.tips_user_count }).toEqual({ id: r.id, tips: Number(r.n), users: Number(r.d) });
+      expect({ id: r.id, tips: r.tips, users: r.tips_user_count }).toEqual({
+        id: r.id,
+        tips: Number(r.n),
+        users: Number(r.d),
+      });
     }
   });
 });
-

@@ -22,17 +22,31 @@ describe.each(ENGINES)('inTransaction on %s', (engine) => {
         inTransaction(t.database, async (trx) => {
           const r = await trx
             .insertInto('users')
-            .values({ username, username_key: username.toLowerCase(), email: '', password_hash: null, registered_at: 1 })
+            .values({
+              username,
+              username_key: username.toLowerCase(),
+              email: '',
+              password_hash: null,
+              registered_at: 1,
+            })
             .returning('id')
             .executeTakeFirstOrThrow();
           // a second write in the same transaction, so a partial rollback would show
-          await trx.updateTable('users').set({ about: `row ${i}` }).where('id', '=', r.id).execute();
+          await trx
+            .updateTable('users')
+            .set({ about: `row ${i}` })
+            .where('id', '=', r.id)
+            .execute();
           if (i % 3 === 0) throw new Error(`refused ${i}`);
           return `${username}:${r.id}`;
         }),
       ),
     );
-    const rows = await t.database.db.selectFrom('users').select(['id', 'username', 'about']).where('username', 'in', names).execute();
+    const rows = await t.database.db
+      .selectFrom('users')
+      .select(['id', 'username', 'about'])
+      .where('username', 'in', names)
+      .execute();
     const byName = new Map(rows.map((r) => [r.username, r]));
     outcomes.forEach((o, i) => {
       const row = byName.get(names[i]!);
@@ -51,11 +65,18 @@ describe.each(ENGINES)('inTransaction on %s', (engine) => {
     const taken = uniqueName('taken');
     const insert = (username: string) =>
       inTransaction(t.database, (trx) =>
-        trx.insertInto('users').values({ username, username_key: username.toLowerCase(), email: '', password_hash: null, registered_at: 1 }).execute(),
+        trx
+          .insertInto('users')
+          .values({ username, username_key: username.toLowerCase(), email: '', password_hash: null, registered_at: 1 })
+          .execute(),
       );
     const results = await Promise.allSettled([insert(taken), insert(taken), insert(uniqueName('other'))]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'fulfilled', 'rejected']);
-    const n = await t.database.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('username', '=', taken).executeTakeFirstOrThrow();
+    const n = await t.database.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('username', '=', taken)
+      .executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(1);
   });
 });

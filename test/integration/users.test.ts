@@ -9,7 +9,19 @@ import { buildThing, buildUser, tokenWith, uniqueName, type TestUser } from '../
 import { setMonthlyBudget } from '../../src/domain/money/account.ts';
 
 const START = 1_710_000_000;
-const USER_KEYS = ['about', 'avatar', 'city', 'country', 'firstname', 'lastname', 'link', 'resource', 'type', 'url', 'username'];
+const USER_KEYS = [
+  'about',
+  'avatar',
+  'city',
+  'country',
+  'firstname',
+  'lastname',
+  'link',
+  'resource',
+  'type',
+  'url',
+  'username',
+];
 const EXTENDED_KEYS = [...USER_KEYS, 'email', 'registered_at', 'budget_cents', 'period_budget_cents'].sort();
 const ERROR_KEYS = ['error', 'error_description', 'error_uri'];
 const keys = (o: object) => Object.keys(o).sort();
@@ -52,7 +64,8 @@ describe.each(ENGINES)('users on %s', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const get = (url: string, token?: string) => t.app.inject({ method: 'GET', url: `${API}${url}`, headers: token ? bearer(token) : {} });
+  const get = (url: string, token?: string) =>
+    t.app.inject({ method: 'GET', url: `${API}${url}`, headers: token ? bearer(token) : {} });
 
   describe('GET /users/:username', () => {
     it('exactly the public User fields, all strings, empty when unset', async () => {
@@ -115,7 +128,8 @@ describe.each(ENGINES)('users on %s', (engine) => {
 
     it('a username no user can have: too long → 404 not_found; a control character → 400 invalid_request, never a server error', async () => {
       expectError(await get(`/users/${'x'.repeat(300)}`), 404, 'not_found');
-      for (const name of ['a%00b', '%07', 'a%0Ab', '%7F', '%ED%A0%80']) expectError(await get(`/users/${name}`), 400, 'invalid_request');
+      for (const name of ['a%00b', '%07', 'a%0Ab', '%7F', '%ED%A0%80'])
+        expectError(await get(`/users/${name}`), 400, 'invalid_request');
     });
 
     it('tolerates a trailing slash', async () => {
@@ -136,14 +150,17 @@ describe.each(ENGINES)('users on %s', (engine) => {
       expectError(await get('/user', 'not-a-real-token'), 401, 'unauthorized');
     });
 
-    it.each([['tip'], ['thing'], ['tip thing']])('with scope "%s" (no extendedread): the public fields only', async (scopes) => {
-      const token = await tokenWith(t.services, profiled.user.username, scopes);
-      const res = await get('/user', token);
-      expect(res.statusCode).toBe(200);
-      const u = json(res);
-      expect(keys(u)).toEqual(USER_KEYS);
-      expect(u).toMatchObject({ type: 'user', username: profiled.user.username, firstname: 'Ada', city: 'London' });
-    });
+    it.each([['tip'], ['thing'], ['tip thing']])(
+      'with scope "%s" (no extendedread): the public fields only',
+      async (scopes) => {
+        const token = await tokenWith(t.services, profiled.user.username, scopes);
+        const res = await get('/user', token);
+        expect(res.statusCode).toBe(200);
+        const u = json(res);
+        expect(keys(u)).toEqual(USER_KEYS);
+        expect(u).toMatchObject({ type: 'user', username: profiled.user.username, firstname: 'Ada', city: 'London' });
+      },
+    );
 
     it('with scope extendedread: also email and registered_at (an integer, Unix seconds)', async () => {
       const token = await tokenWith(t.services, profiled.user.username, 'extendedread');
@@ -163,7 +180,7 @@ describe.each(ENGINES)('users on %s', (engine) => {
       });
     });
 
-    it('answers for the token\'s own user', async () => {
+    it("answers for the token's own user", async () => {
       const u = json(await get('/user', plain.token));
       expect(keys(u)).toEqual(EXTENDED_KEYS);
       expect(u.username).toBe(plain.user.username);
@@ -171,12 +188,15 @@ describe.each(ENGINES)('users on %s', (engine) => {
       expect(u.registered_at).toBe(START + 11);
     });
 
-    it('with extendedread reports the budget setting and the period\'s budget, fixed at the first tip of the period', async () => {
+    it("with extendedread reports the budget setting and the period's budget, fixed at the first tip of the period", async () => {
       const fan = await buildUser(t.services);
       expect(json(await get('/user', fan.token))).toMatchObject({ budget_cents: 500, period_budget_cents: 500 });
       const owner = await buildUser(t.services);
       const thing = await buildThing(t.services, owner);
-      expect((await t.app.inject({ method: 'POST', url: `${API}/things/${thing}/tip`, headers: bearer(fan.token) })).statusCode).toBe(200);
+      expect(
+        (await t.app.inject({ method: 'POST', url: `${API}/things/${thing}/tip`, headers: bearer(fan.token) }))
+          .statusCode,
+      ).toBe(200);
       await setMonthlyBudget(t.services, fan.user.id, 80);
       expect(json(await get('/user', fan.token))).toMatchObject({ budget_cents: 80, period_budget_cents: 500 });
       // a token without extendedread sees neither

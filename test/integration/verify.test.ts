@@ -13,7 +13,8 @@ import { createPartner, type PartnerRecord } from '../../src/domain/partners.ts'
 import { issueToken } from '../../src/domain/tokens.ts';
 import { accountBalance, postTransaction } from '../../src/db/repositories/ledger.ts';
 
-const autoSubmit = (params: Record<string, string>) => `${PUBLIC_URL}/submit/auto?${new URLSearchParams(params).toString()}`;
+const autoSubmit = (params: Record<string, string>) =>
+  `${PUBLIC_URL}/submit/auto?${new URLSearchParams(params).toString()}`;
 
 describe.each(ENGINES)('partner verification on %s', (engine) => {
   let t: TestApp;
@@ -23,8 +24,22 @@ describe.each(ENGINES)('partner verification on %s', (engine) => {
 
   beforeAll(async () => {
     t = await buildTestApp(engine, { clock: fixedClock(Math.floor(Date.now() / 1000)) });
-    a = (await createPartner(t.services, { namespace: uniqueName('a'), webhookUrl: 'http://127.0.0.1:9/a', events: 'pendingclickcreate', allowPrivateWebhook: true })).partner;
-    b = (await createPartner(t.services, { namespace: uniqueName('b'), webhookUrl: 'http://127.0.0.1:9/b', events: 'pendingclickcreate', allowPrivateWebhook: true })).partner;
+    a = (
+      await createPartner(t.services, {
+        namespace: uniqueName('a'),
+        webhookUrl: 'http://127.0.0.1:9/a',
+        events: 'pendingclickcreate',
+        allowPrivateWebhook: true,
+      })
+    ).partner;
+    b = (
+      await createPartner(t.services, {
+        namespace: uniqueName('b'),
+        webhookUrl: 'http://127.0.0.1:9/b',
+        events: 'pendingclickcreate',
+        allowPrivateWebhook: true,
+      })
+    ).partner;
     tipper = await buildUser(t.services, { scopes: 'tip' });
   });
   afterAll(async () => t.close());
@@ -41,7 +56,13 @@ describe.each(ENGINES)('partner verification on %s', (engine) => {
       method: 'POST',
       url: `${API}/tip`,
       headers: bearer(tipper.token),
-      payload: { url: autoSubmit({ url: `https://partner.example.com/${uniqueName('item')}`, owner: identity, title: 'Pending item' }) },
+      payload: {
+        url: autoSubmit({
+          url: `https://partner.example.com/${uniqueName('item')}`,
+          owner: identity,
+          title: 'Pending item',
+        }),
+      },
     });
     expect(res.statusCode).toBe(200);
     return json(res).thing.id as number;
@@ -55,14 +76,27 @@ describe.each(ENGINES)('partner verification on %s', (engine) => {
       payload: identity === undefined ? {} : { identity },
     });
 
-  const identityRow = (identity: string) => t.db.database.db.selectFrom('identities').selectAll().where('identity', '=', identity).executeTakeFirst();
+  const identityRow = (identity: string) =>
+    t.db.database.db.selectFrom('identities').selectAll().where('identity', '=', identity).executeTakeFirst();
   const thingOwner = async (id: number) =>
-    t.db.database.db.selectFrom('things').select(['owner_user_id', 'owner_identity', 'tips']).where('id', '=', id).executeTakeFirstOrThrow();
+    t.db.database.db
+      .selectFrom('things')
+      .select(['owner_user_id', 'owner_identity', 'tips'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
 
-  function expectUnauthorized(res: Awaited<ReturnType<typeof verify>>, description: string, section = 'verification-and-claiming') {
+  function expectUnauthorized(
+    res: Awaited<ReturnType<typeof verify>>,
+    description: string,
+    section = 'verification-and-claiming',
+  ) {
     expect(res.statusCode).toBe(401);
     expect(res.headers['www-authenticate']).toBe('Bearer realm="tipjar"');
-    expect(json(res)).toEqual({ error: 'unauthorized', error_description: description, error_uri: `${PUBLIC_URL}/docs/api#${section}` });
+    expect(json(res)).toEqual({
+      error: 'unauthorized',
+      error_description: description,
+      error_uri: `${PUBLIC_URL}/docs/api#${section}`,
+    });
   }
 
   it('claims every pending thing of the identity with its tips and held shares (POST /users/:username/verify)', async () => {
@@ -79,23 +113,42 @@ describe.each(ENGINES)('partner verification on %s', (engine) => {
     const res = await verify(alice.partnerToken, identity, alice.user.username);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/json;charset=utf-8');
-    expect(json(res)).toEqual({ message: 'ok', description: `Identity ${identity} verified; 2 pending things claimed` });
+    expect(json(res)).toEqual({
+      message: 'ok',
+      description: `Identity ${identity} verified; 2 pending things claimed`,
+    });
 
     for (const id of ids) {
       expect(await thingOwner(id)).toEqual({ owner_user_id: alice.user.id, owner_identity: null, tips: 1 });
       const thing = json(await t.app.inject({ url: `${API}/things/${id}` }));
-      expect(thing.owner).toEqual({ type: 'user', resource: `${PUBLIC_URL}${API}/users/${alice.user.username}`, link: `${PUBLIC_URL}/profile/${alice.user.username}`, username: alice.user.username });
+      expect(thing.owner).toEqual({
+        type: 'user',
+        resource: `${PUBLIC_URL}${API}/users/${alice.user.username}`,
+        link: `${PUBLIC_URL}/profile/${alice.user.username}`,
+        username: alice.user.username,
+      });
       const tips = json(await t.app.inject({ url: `${API}/things/${id}/tips`, headers: bearer(tipper.token) }));
       expect(tips.map((x: { owner: { username: string } }) => x.owner.username)).toEqual([tipper.user.username]);
     }
-    expect(await thingOwner(unrelated)).toMatchObject({ owner_user_id: null, owner_identity: `partner:${a.namespace}:someone-else` });
-    expect(await identityRow(identity)).toEqual({ identity, user_id: alice.user.id, partner_id: a.id, claimed_at: t.clock.now() });
+    expect(await thingOwner(unrelated)).toMatchObject({
+      owner_user_id: null,
+      owner_identity: `partner:${a.namespace}:someone-else`,
+    });
+    expect(await identityRow(identity)).toEqual({
+      identity,
+      user_id: alice.user.id,
+      partner_id: a.id,
+      claimed_at: t.clock.now(),
+    });
     expect(await accountBalance(t.db.database.db, { kind: 'held', identity })).toBe(0);
     expect(await accountBalance(t.db.database.db, { kind: 'earnings', userId: alice.user.id })).toBe(300);
 
     // Verifying again is a success that changes nothing.
     const again = await verify(alice.partnerToken, identity);
-    expect(json(again)).toEqual({ message: 'ok', description: `Identity ${identity} verified; 0 pending things claimed` });
+    expect(json(again)).toEqual({
+      message: 'ok',
+      description: `Identity ${identity} verified; 0 pending things claimed`,
+    });
     expect(await accountBalance(t.db.database.db, { kind: 'earnings', userId: alice.user.id })).toBe(300);
 
     // New auto-submit URLs with the verified identity now belong to the user at once: no pending thing, no webhook.
@@ -127,20 +180,46 @@ describe.each(ENGINES)('partner verification on %s', (engine) => {
     const dave = await partnerUser(a);
     const identity = `partner:${a.namespace}:dave`;
     const id = await pendingThing(identity);
-    expectUnauthorized(await verify(undefined, identity), 'You are unauthorized to access the resource', 'authentication');
-    expectUnauthorized(await verify(undefined, identity, dave.user.username), 'You are unauthorized to access the resource', 'authentication');
+    expectUnauthorized(
+      await verify(undefined, identity),
+      'You are unauthorized to access the resource',
+      'authentication',
+    );
+    expectUnauthorized(
+      await verify(undefined, identity, dave.user.username),
+      'You are unauthorized to access the resource',
+      'authentication',
+    );
     expectUnauthorized(await verify(dave.token, identity), 'Only a partner application may verify identities');
     const bToken = await issueToken(t.services, dave.user.username, 'tip', b.clientRowId);
-    expectUnauthorized(await verify(bToken, identity), `Partner "${b.namespace}" may not verify identities of namespace "${a.namespace}"`);
-    for (const bad of ['dave', 'partner:', `partner:${a.namespace}`, 'email:123', 'twitter:user:id:x', '', undefined, 42]) {
+    expectUnauthorized(
+      await verify(bToken, identity),
+      `Partner "${b.namespace}" may not verify identities of namespace "${a.namespace}"`,
+    );
+    for (const bad of [
+      'dave',
+      'partner:',
+      `partner:${a.namespace}`,
+      'email:123',
+      'twitter:user:id:x',
+      '',
+      undefined,
+      42,
+    ]) {
       expectUnauthorized(
         await verify(dave.partnerToken, bad),
         'Invalid identity: expected email:<md5>, twitter:user:id:<digits> or partner:<namespace>:<id>',
       );
     }
     const other = await partnerUser(a);
-    expectUnauthorized(await verify(dave.partnerToken, identity, other.user.username), `The access token does not belong to ${other.user.username}`);
-    expectUnauthorized(await verify(dave.partnerToken, identity, 'no-such-user'), 'The access token does not belong to no-such-user');
+    expectUnauthorized(
+      await verify(dave.partnerToken, identity, other.user.username),
+      `The access token does not belong to ${other.user.username}`,
+    );
+    expectUnauthorized(
+      await verify(dave.partnerToken, identity, 'no-such-user'),
+      'The access token does not belong to no-such-user',
+    );
     expect(await identityRow(identity)).toBeUndefined();
     expect(await thingOwner(id)).toEqual({ owner_user_id: null, owner_identity: identity, tips: 1 });
     // The right call still works afterwards.
@@ -153,7 +232,10 @@ describe.each(ENGINES)('partner verification on %s', (engine) => {
     const identity = `partner:${a.namespace}:shared`;
     const id = await pendingThing(identity);
     expect((await verify(erin.partnerToken, identity)).statusCode).toBe(200);
-    expectUnauthorized(await verify(frank.partnerToken, identity), `The identity ${identity} has already been verified by another account`);
+    expectUnauthorized(
+      await verify(frank.partnerToken, identity),
+      `The identity ${identity} has already been verified by another account`,
+    );
     expect(await identityRow(identity)).toMatchObject({ user_id: erin.user.id });
     expect(await thingOwner(id)).toMatchObject({ owner_user_id: erin.user.id });
   });
@@ -172,9 +254,15 @@ describe.each(ENGINES)('partner verification on %s', (engine) => {
     expect(winners).toHaveLength(1);
     expect(results.filter((r) => r.statusCode === 401)).toHaveLength(7);
     const winner = winners[0]!;
-    expect(json(results[users.indexOf(winner)]!).description).toBe(`Identity ${identity} verified; 2 pending things claimed`);
+    expect(json(results[users.indexOf(winner)]!).description).toBe(
+      `Identity ${identity} verified; 2 pending things claimed`,
+    );
     expect(await identityRow(identity)).toMatchObject({ user_id: winner.user.id });
-    for (const id of ids) expect(await thingOwner(id)).toMatchObject({ owner_user_id: winner.user.id, owner_identity: null });
-    for (const u of users) expect(await accountBalance(t.db.database.db, { kind: 'earnings', userId: u.user.id })).toBe(u === winner ? 80 : 0);
+    for (const id of ids)
+      expect(await thingOwner(id)).toMatchObject({ owner_user_id: winner.user.id, owner_identity: null });
+    for (const u of users)
+      expect(await accountBalance(t.db.database.db, { kind: 'earnings', userId: u.user.id })).toBe(
+        u === winner ? 80 : 0,
+      );
   });
 });

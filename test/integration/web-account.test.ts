@@ -21,7 +21,8 @@ describe.each(ENGINES)('website accounts on %s', (engine) => {
   afterAll(async () => t.close());
 
   const db = () => t.db.database.db;
-  const sessionsOf = async (userId: number) => db().selectFrom('sessions').selectAll().where('user_id', '=', userId).execute();
+  const sessionsOf = async (userId: number) =>
+    db().selectFrom('sessions').selectAll().where('user_id', '=', userId).execute();
 
   describe('sign-up', () => {
     it('GET /signup: a form with a CSRF token, readable on a phone, and an HttpOnly SameSite=Lax CSRF cookie', async () => {
@@ -41,13 +42,23 @@ describe.each(ENGINES)('website accounts on %s', (engine) => {
     it('creates the account (scrypt hash), starts a session and goes to the home page', async () => {
       const c = new WebClient(t.app);
       const username = uniqueName('Signup');
-      const res = await c.submit('/signup', '/signup', { username, email: `${username}@example.com`, password: PASSWORD });
+      const res = await c.submit('/signup', '/signup', {
+        username,
+        email: `${username}@example.com`,
+        password: PASSWORD,
+      });
       expect(res.statusCode).toBe(303);
       expect(res.headers.location).toBe('/?done=welcome');
       const cookie = setCookie(res, 'tipjar_session')!;
-      expect(cookie).toMatch(new RegExp(`^tipjar_session=[A-Za-z0-9_-]{43}; Max-Age=${SESSION_TTL}; Path=/; HttpOnly; SameSite=Lax$`));
+      expect(cookie).toMatch(
+        new RegExp(`^tipjar_session=[A-Za-z0-9_-]{43}; Max-Age=${SESSION_TTL}; Path=/; HttpOnly; SameSite=Lax$`),
+      );
 
-      const user = await db().selectFrom('users').selectAll().where('username', '=', username).executeTakeFirstOrThrow();
+      const user = await db()
+        .selectFrom('users')
+        .selectAll()
+        .where('username', '=', username)
+        .executeTakeFirstOrThrow();
       expect(user.email).toBe(`${username}@example.com`);
       expect(user.password_hash).toMatch(/^scrypt\$65536\$8\$1\$/);
       expect(user.password_hash).not.toContain(PASSWORD);
@@ -70,7 +81,13 @@ describe.each(ENGINES)('website accounts on %s', (engine) => {
       const page = html(await c.get('/signup?return_to=%2Fthing%2F7'));
       expect(page).toContain('<input type="hidden" name="return_to" value="/thing/7">');
       const username = uniqueName('ret');
-      const res = await c.post('/signup', { _csrf: csrfOf(page), username, email: `${username}@example.com`, password: PASSWORD, return_to: '/thing/7' });
+      const res = await c.post('/signup', {
+        _csrf: csrfOf(page),
+        username,
+        email: `${username}@example.com`,
+        password: PASSWORD,
+        return_to: '/thing/7',
+      });
       expect(res.statusCode).toBe(303);
       expect(res.headers.location).toBe('/thing/7');
     });
@@ -85,7 +102,12 @@ describe.each(ENGINES)('website accounts on %s', (engine) => {
       const c = new WebClient(t.app);
       const username = uniqueName('bad');
       const before = await db().selectFrom('users').select('id').execute();
-      const res = await c.submit('/signup', '/signup', { username, email: `${username}@example.com`, password: PASSWORD, ...change });
+      const res = await c.submit('/signup', '/signup', {
+        username,
+        email: `${username}@example.com`,
+        password: PASSWORD,
+        ...change,
+      });
       const body = html(res, 400);
       expect(body).toContain(message);
       expect(setCookie(res, 'tipjar_session')).toBeUndefined();
@@ -95,7 +117,11 @@ describe.each(ENGINES)('website accounts on %s', (engine) => {
     it('refuses a taken username, case-insensitively, keeping the form values', async () => {
       const existing = await buildWebUser(t.services);
       const c = new WebClient(t.app);
-      const res = await c.submit('/signup', '/signup', { username: existing.username.toUpperCase(), email: 'x@example.com', password: PASSWORD });
+      const res = await c.submit('/signup', '/signup', {
+        username: existing.username.toUpperCase(),
+        email: 'x@example.com',
+        password: PASSWORD,
+      });
       const body = html(res, 400);
       expect(body).toContain(`The username &quot;${existing.username.toUpperCase()}&quot; is taken`);
       expect(body).toContain('value="x@example.com"');
@@ -117,7 +143,11 @@ describe.each(ENGINES)('website accounts on %s', (engine) => {
     it('logs in with the right password (username case-insensitive) and goes to return_to', async () => {
       const user = await buildWebUser(t.services);
       const c = new WebClient(t.app);
-      const res = await c.submit('/login?return_to=%2Fapps', '/login', { username: user.username.toUpperCase(), password: PASSWORD, return_to: '/apps' });
+      const res = await c.submit('/login?return_to=%2Fapps', '/login', {
+        username: user.username.toUpperCase(),
+        password: PASSWORD,
+        return_to: '/apps',
+      });
       expect(res.statusCode).toBe(303);
       expect(res.headers.location).toBe('/apps');
       expect(setCookie(res, 'tipjar_session')).toMatch(/HttpOnly; SameSite=Lax$/);
@@ -158,7 +188,9 @@ describe.each(ENGINES)('website accounts on %s', (engine) => {
       const res = await c.post('/logout', { _csrf: token });
       expect(res.statusCode).toBe(303);
       expect(res.headers.location).toBe('/login?done=loggedout');
-      expect(setCookie(res, 'tipjar_session')).toMatch(/^tipjar_session=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax$/);
+      expect(setCookie(res, 'tipjar_session')).toMatch(
+        /^tipjar_session=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax$/,
+      );
       expect(await sessionsOf(user.id)).toHaveLength(0);
       expect(html(await c.get('/login?done=loggedout'))).toContain('You are logged out.');
       // replaying the old cookie: logged out
@@ -174,11 +206,18 @@ describe.each(ENGINES)('website accounts on %s', (engine) => {
       await c.login(user.username);
       const first = c.cookies.get('tipjar_session')!;
       expect(first).not.toBe('attacker-chosen-session-id');
-      const planted = await t.app.inject({ url: '/settings', headers: { cookie: 'tipjar_session=attacker-chosen-session-id' } });
+      const planted = await t.app.inject({
+        url: '/settings',
+        headers: { cookie: 'tipjar_session=attacker-chosen-session-id' },
+      });
       expect(planted.statusCode).toBe(302);
 
       // logging in again while logged in: a new id again, the previous session is gone
-      const again = await c.post('/login', { _csrf: await c.csrf('/settings'), username: user.username, password: PASSWORD });
+      const again = await c.post('/login', {
+        _csrf: await c.csrf('/settings'),
+        username: user.username,
+        password: PASSWORD,
+      });
       expect(again.statusCode).toBe(303);
       const second = c.cookies.get('tipjar_session')!;
       expect(second).not.toBe(first);
@@ -229,41 +268,62 @@ describe.each(ENGINES)('website accounts on %s', (engine) => {
       await loggedIn.login(user.username);
     });
 
-    it.each(attempts)('return_to=%j: the log-in and sign-up forms carry "/" and a logged-in visitor is sent to /', async (target) => {
-      const anonymous = new WebClient(t.app);
-      for (const page of ['/login', '/signup']) {
-        const body = html(await anonymous.get(`${page}?return_to=${encodeURIComponent(target)}`));
-        expect(body).toContain('<input type="hidden" name="return_to" value="/">');
-        const res = await loggedIn.get(`${page}?return_to=${encodeURIComponent(target)}`);
-        expect(res.statusCode).toBe(302);
-        expect(res.headers.location).toBe('/');
-      }
-    });
-
-    it.each(['/\r\nLocation: https://evil.example', '/\tevil', '/\u0000x'])('return_to=%j: refused with a 400 page, no redirect', async (target) => {
-      for (const client of [new WebClient(t.app), loggedIn]) {
+    it.each(attempts)(
+      'return_to=%j: the log-in and sign-up forms carry "/" and a logged-in visitor is sent to /',
+      async (target) => {
+        const anonymous = new WebClient(t.app);
         for (const page of ['/login', '/signup']) {
-          const res = await client.get(`${page}?return_to=${encodeURIComponent(target)}`);
-          expect(html(res, 400)).toContain('The query parameter &quot;return_to&quot; holds a control character or malformed text');
-          expect(res.headers.location).toBeUndefined();
+          const body = html(await anonymous.get(`${page}?return_to=${encodeURIComponent(target)}`));
+          expect(body).toContain('<input type="hidden" name="return_to" value="/">');
+          const res = await loggedIn.get(`${page}?return_to=${encodeURIComponent(target)}`);
+          expect(res.statusCode).toBe(302);
+          expect(res.headers.location).toBe('/');
         }
-      }
-      // in a form, line breaks may be text (the return path then falls back to /); other controls are refused
-      const res = await new WebClient(t.app).submit('/login', '/login', { username: user.username, password: PASSWORD, return_to: `${target}\u0001` });
-      expect(res.statusCode).toBe(400);
-      expect(res.headers.location).toBeUndefined();
-    });
+      },
+    );
 
-    it.each(['https://evil.example/', '//evil.example/path', '/\\evil.example'])('POST /login with return_to=%j goes to /', async (target) => {
-      const c = new WebClient(t.app);
-      const res = await c.submit('/login', '/login', { username: user.username, password: PASSWORD, return_to: target });
-      expect(res.statusCode).toBe(303);
-      expect(res.headers.location).toBe('/');
-    });
+    it.each(['/\r\nLocation: https://evil.example', '/\tevil', '/\u0000x'])(
+      'return_to=%j: refused with a 400 page, no redirect',
+      async (target) => {
+        for (const client of [new WebClient(t.app), loggedIn]) {
+          for (const page of ['/login', '/signup']) {
+            const res = await client.get(`${page}?return_to=${encodeURIComponent(target)}`);
+            expect(html(res, 400)).toContain(
+              'The query parameter &quot;return_to&quot; holds a control character or malformed text',
+            );
+            expect(res.headers.location).toBeUndefined();
+          }
+        }
+        // in a form, line breaks may be text (the return path then falls back to /); other controls are refused
+        const res = await new WebClient(t.app).submit('/login', '/login', {
+          username: user.username,
+          password: PASSWORD,
+          return_to: `${target}\u0001`,
+        });
+        expect(res.statusCode).toBe(400);
+        expect(res.headers.location).toBeUndefined();
+      },
+    );
+
+    it.each(['https://evil.example/', '//evil.example/path', '/\\evil.example'])(
+      'POST /login with return_to=%j goes to /',
+      async (target) => {
+        const c = new WebClient(t.app);
+        const res = await c.submit('/login', '/login', {
+          username: user.username,
+          password: PASSWORD,
+          return_to: target,
+        });
+        expect(res.statusCode).toBe(303);
+        expect(res.headers.location).toBe('/');
+      },
+    );
 
     it('keeps same-site paths with their query', () => {
       const site = PUBLIC_URL;
-      expect(safeReturnPath('/oauth/authorize?client_id=abc&scope=tip%20thing&state=x', site)).toBe('/oauth/authorize?client_id=abc&scope=tip%20thing&state=x');
+      expect(safeReturnPath('/oauth/authorize?client_id=abc&scope=tip%20thing&state=x', site)).toBe(
+        '/oauth/authorize?client_id=abc&scope=tip%20thing&state=x',
+      );
       expect(safeReturnPath('/thing/12', site)).toBe('/thing/12');
       expect(safeReturnPath('/a/../settings', site)).toBe('/settings');
       expect(safeReturnPath(['/x'], site)).toBe('/');

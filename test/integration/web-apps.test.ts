@@ -20,7 +20,8 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
   afterAll(async () => t.close());
 
   const db = () => t.db.database.db;
-  const clientsOf = (userId: number) => db().selectFrom('oauth_clients').selectAll().where('owner_user_id', '=', userId).execute();
+  const clientsOf = (userId: number) =>
+    db().selectFrom('oauth_clients').selectAll().where('owner_user_id', '=', userId).execute();
 
   async function loggedIn() {
     const user = await buildWebUser(t.services);
@@ -55,7 +56,13 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
 
     const rows = await clientsOf(user.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ client_id: clientId, name: 'My Reader', callback_domain: 'reader.example.com', secret_hash: hashSecret(clientSecret), deleted_at: null });
+    expect(rows[0]).toMatchObject({
+      client_id: clientId,
+      name: 'My Reader',
+      callback_domain: 'reader.example.com',
+      secret_hash: hashSecret(clientSecret),
+      deleted_at: null,
+    });
     expect(JSON.stringify(rows)).not.toContain(clientSecret);
     expect(await authenticateClient(t.services, clientId, clientSecret)).toBeDefined();
 
@@ -84,15 +91,24 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
     const { user, c } = await loggedIn();
     html(await c.submit('/apps', '/apps', { name: 'Plain', callback_domain: 'plain.example' }), 201);
     const body = html(
-      await c.submit('/apps', '/apps', { name: 'Exact', callback_domain: 'exact.example', redirect_uris: ' https://exact.example/cb\r\nhttps://m.exact.example/cb?app=1\r\n\r\n' }),
+      await c.submit('/apps', '/apps', {
+        name: 'Exact',
+        callback_domain: 'exact.example',
+        redirect_uris: ' https://exact.example/cb\r\nhttps://m.exact.example/cb?app=1\r\n\r\n',
+      }),
       201,
     );
     const { clientId } = shownSecret(body);
     const rows = await clientsOf(user.id);
-    expect(JSON.parse(rows.find((r) => r.client_id === clientId)!.redirect_uris)).toEqual(['https://exact.example/cb', 'https://m.exact.example/cb?app=1']);
+    expect(JSON.parse(rows.find((r) => r.client_id === clientId)!.redirect_uris)).toEqual([
+      'https://exact.example/cb',
+      'https://m.exact.example/cb?app=1',
+    ]);
 
     const list = html(await c.get('/apps'));
-    expect(list).toContain('<ul class="uris"><li class="mono">https://exact.example/cb</li><li class="mono">https://m.exact.example/cb?app=1</li></ul>');
+    expect(list).toContain(
+      '<ul class="uris"><li class="mono">https://exact.example/cb</li><li class="mono">https://m.exact.example/cb?app=1</li></ul>',
+    );
     expect(list).toContain('Any https address on plain.example or its subdomains');
     // the change form holds the current URIs, one per line
     expect(list).toContain(`>https://exact.example/cb\nhttps://m.exact.example/cb?app=1</textarea>`);
@@ -100,27 +116,56 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
 
   it('refuses a redirect URI the rules refuse, with 400, the reason and the text kept, registering nothing', async () => {
     const { user, c } = await loggedIn();
-    const body = html(await c.submit('/apps', '/apps', { name: 'Bad', callback_domain: 'bad.example', redirect_uris: 'https://bad.example/cb?code=1' }), 400);
-    expect(body).toContain('Redirect URI &quot;https://bad.example/cb?code=1&quot; refused: redirect_uri must not carry &quot;code&quot; in its query');
+    const body = html(
+      await c.submit('/apps', '/apps', {
+        name: 'Bad',
+        callback_domain: 'bad.example',
+        redirect_uris: 'https://bad.example/cb?code=1',
+      }),
+      400,
+    );
+    expect(body).toContain(
+      'Redirect URI &quot;https://bad.example/cb?code=1&quot; refused: redirect_uri must not carry &quot;code&quot; in its query',
+    );
     expect(body).toContain('>https://bad.example/cb?code=1</textarea>');
     expect(await clientsOf(user.id)).toHaveLength(0);
   });
 
   it('changes the redirect URIs of a client (303 and a notice), clears them, and refuses bad ones keeping the form open', async () => {
     const { user, c } = await loggedIn();
-    const { clientId } = shownSecret(html(await c.submit('/apps', '/apps', { name: 'Changer', callback_domain: 'chg.example', redirect_uris: 'https://chg.example/old' }), 201));
+    const { clientId } = shownSecret(
+      html(
+        await c.submit('/apps', '/apps', {
+          name: 'Changer',
+          callback_domain: 'chg.example',
+          redirect_uris: 'https://chg.example/old',
+        }),
+        201,
+      ),
+    );
     const uris = async () => JSON.parse((await clientsOf(user.id))[0]!.redirect_uris);
 
-    const res = await c.submit('/apps', `/apps/${clientId}/redirect-uris`, { redirect_uris: 'https://chg.example/new\nhttps://chg.example/newer' });
+    const res = await c.submit('/apps', `/apps/${clientId}/redirect-uris`, {
+      redirect_uris: 'https://chg.example/new\nhttps://chg.example/newer',
+    });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/apps?done=redirect-uris');
     expect(html(await c.get('/apps?done=redirect-uris'))).toContain('The redirect URIs were saved.');
     expect(await uris()).toEqual(['https://chg.example/new', 'https://chg.example/newer']);
 
-    const refused = html(await c.submit('/apps', `/apps/${clientId}/redirect-uris`, { redirect_uris: 'https://chg.example/ok\nhttp://chg.example/plain' }), 400);
+    const refused = html(
+      await c.submit('/apps', `/apps/${clientId}/redirect-uris`, {
+        redirect_uris: 'https://chg.example/ok\nhttp://chg.example/plain',
+      }),
+      400,
+    );
     // the reason inside that application's open form, next to the text sent; a pointer to it on top
-    expect(refused).toContain(`<p class="error" role="alert">The redirect URIs were not saved: <a href="#redirect_uris-${clientId}">see why below</a>.</p>`);
-    expect(refused).toMatch(/<details class="edit" open>\n<summary>Change redirect URIs<\/summary>\n<form [^>]+>\n<input [^>]+>\n<p class="error">Redirect URI &quot;http:\/\/chg.example\/plain&quot; refused: redirect_uri must use https/);
+    expect(refused).toContain(
+      `<p class="error" role="alert">The redirect URIs were not saved: <a href="#redirect_uris-${clientId}">see why below</a>.</p>`,
+    );
+    expect(refused).toMatch(
+      /<details class="edit" open>\n<summary>Change redirect URIs<\/summary>\n<form [^>]+>\n<input [^>]+>\n<p class="error">Redirect URI &quot;http:\/\/chg.example\/plain&quot; refused: redirect_uri must use https/,
+    );
     expect(refused).toContain('>https://chg.example/ok\nhttp://chg.example/plain</textarea>');
     expect(await uris()).toEqual(['https://chg.example/new', 'https://chg.example/newer']);
 
@@ -131,7 +176,9 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
 
   it('rotates the secret: the new one is shown once and works, the old one stops working', async () => {
     const { user, c } = await loggedIn();
-    const first = shownSecret(html(await c.submit('/apps', '/apps', { name: 'Rotator', callback_domain: 'rot.example' }), 201));
+    const first = shownSecret(
+      html(await c.submit('/apps', '/apps', { name: 'Rotator', callback_domain: 'rot.example' }), 201),
+    );
     const res = await c.submit('/apps', `/apps/${first.clientId}/secret`);
     const second = shownSecret(html(res));
     expect(second.clientId).toBe(first.clientId);
@@ -143,7 +190,9 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
 
   it('deletes a client and revokes its tokens', async () => {
     const { user, c } = await loggedIn();
-    const { clientId } = shownSecret(html(await c.submit('/apps', '/apps', { name: 'Doomed', callback_domain: 'doomed.example' }), 201));
+    const { clientId } = shownSecret(
+      html(await c.submit('/apps', '/apps', { name: 'Doomed', callback_domain: 'doomed.example' }), 201),
+    );
     const row = (await clientsOf(user.id))[0]!;
     const other = await buildWebUser(t.services);
     const token = await issueToken(t.services, other.username, 'tip', row.id);
@@ -161,11 +210,19 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
 
   it("another user's client cannot be rotated or deleted (404 page, nothing changed)", async () => {
     const owner = await buildWebUser(t.services);
-    const { clientId } = await createClient(t.services, { name: 'Not yours', callbackDomain: 'mine.example', ownerUserId: owner.id });
+    const { clientId } = await createClient(t.services, {
+      name: 'Not yours',
+      callbackDomain: 'mine.example',
+      ownerUserId: owner.id,
+    });
     const before = await clientsOf(owner.id);
     const { c } = await loggedIn();
     for (const action of ['secret', 'delete', 'redirect-uris']) {
-      const res = await c.submit('/apps', `/apps/${clientId}/${action}`, action === 'redirect-uris' ? { redirect_uris: 'https://mine.example/stolen' } : {});
+      const res = await c.submit(
+        '/apps',
+        `/apps/${clientId}/${action}`,
+        action === 'redirect-uris' ? { redirect_uris: 'https://mine.example/stolen' } : {},
+      );
       expect(html(res, 404)).toContain('No such application');
     }
     expect(await clientsOf(owner.id)).toEqual(before);
@@ -173,7 +230,11 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
 
   it('Authorized applications: lists the grants with scopes in words; revoking makes the tokens answer 401', async () => {
     const dev = await buildWebUser(t.services);
-    const app1 = await createClient(t.services, { name: 'Tipping Bot', callbackDomain: 'bot.example', ownerUserId: dev.id });
+    const app1 = await createClient(t.services, {
+      name: 'Tipping Bot',
+      callbackDomain: 'bot.example',
+      ownerUserId: dev.id,
+    });
     const { user, c } = await loggedIn();
     expect(html(await c.get('/authorized'))).toContain('You have not allowed any application to act for you.');
     const t1 = await issueToken(t.services, user.username, 'tip', app1.client.id);
@@ -182,13 +243,15 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
 
     const body = html(await c.get('/authorized'));
     expect(body).toContain('<strong class="app-name">Tipping Bot</strong> <span class="muted">(bot.example)</span>');
-    for (const scope of ['tip', 'thing', 'extendedread'] as const) expect(body).toContain(`<li>${SCOPE_DESCRIPTIONS[scope]}</li>`);
+    for (const scope of ['tip', 'thing', 'extendedread'] as const)
+      expect(body).toContain(`<li>${SCOPE_DESCRIPTIONS[scope]}</li>`);
     expect(body).toContain(`<form method="post" action="/authorized/${app1.clientId}/revoke">`);
 
     const res = await c.submit('/authorized', `/authorized/${app1.clientId}/revoke`);
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/authorized?done=revoked');
-    for (const token of [t1, t2]) expect((await t.app.inject({ url: `${API}/user`, headers: bearer(token) })).statusCode).toBe(401);
+    for (const token of [t1, t2])
+      expect((await t.app.inject({ url: `${API}/user`, headers: bearer(token) })).statusCode).toBe(401);
     // tokens not issued to that client keep working
     expect((await t.app.inject({ url: `${API}/user`, headers: bearer(own) })).statusCode).toBe(200);
     const after = html(await c.get('/authorized?done=revoked'));
@@ -198,6 +261,8 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
 
   it('revoking an unknown client is a 404 page', async () => {
     const { c } = await loggedIn();
-    expect(html(await c.submit('/authorized', '/authorized/no-such-client/revoke'), 404)).toContain('No such application');
+    expect(html(await c.submit('/authorized', '/authorized/no-such-client/revoke'), 404)).toContain(
+      'No such application',
+    );
   });
 });

@@ -88,7 +88,12 @@ describe.each(ENGINES)('authorization endpoint pages on %s', (engine) => {
       expect(res.statusCode).toBe(302);
       expect(res.headers.location).toBe(`/login?return_to=${encodeURIComponent(url)}`);
       const login = html(await c.get(res.headers.location as string));
-      const back = await c.post('/login', { _csrf: csrfOf(login), username: user.username, password: PASSWORD, return_to: url });
+      const back = await c.post('/login', {
+        _csrf: csrfOf(login),
+        username: user.username,
+        password: PASSWORD,
+        return_to: url,
+      });
       expect(back.statusCode).toBe(303);
       expect(back.headers.location).toBe(url);
       expect(html(await c.get(url))).toContain('Allow “Reader App” to use your account?');
@@ -98,7 +103,13 @@ describe.each(ENGINES)('authorization endpoint pages on %s', (engine) => {
       const c = new WebClient(t.app);
       const url = authorizeUrl({ scope: 'thing' });
       const signup = html(await c.get(`/signup?return_to=${encodeURIComponent(url)}`));
-      const res = await c.post('/signup', { _csrf: csrfOf(signup), username: uniqueName('via'), email: 'n@example.com', password: PASSWORD, return_to: url });
+      const res = await c.post('/signup', {
+        _csrf: csrfOf(signup),
+        username: uniqueName('via'),
+        email: 'n@example.com',
+        password: PASSWORD,
+        return_to: url,
+      });
       expect(res.statusCode).toBe(303);
       expect(res.headers.location).toBe(url);
     });
@@ -111,7 +122,8 @@ describe.each(ENGINES)('authorization endpoint pages on %s', (engine) => {
       const body = html(await c.get(authorizeUrl({ scope: 'tip,thing extendedread', state: 's' })));
       expect(body).toContain('<h1>Allow “Reader App” to use your account?</h1>');
       expect(body).toContain(`<strong>Reader App</strong> wants to act for <strong>${user.username}</strong>`);
-      for (const scope of ['tip', 'thing', 'extendedread'] as const) expect(body).toContain(`<li>${SCOPE_DESCRIPTIONS[scope]}</li>`);
+      for (const scope of ['tip', 'thing', 'extendedread'] as const)
+        expect(body).toContain(`<li>${SCOPE_DESCRIPTIONS[scope]}</li>`);
       expect(body).toContain('You will be sent back to <span class="mono">app.example.com</span>');
       expect(body.match(/<form method="post" action="\/oauth\/authorize">/g)).toHaveLength(2);
       expect(body).toContain('<input type="hidden" name="decision" value="approve">');
@@ -122,8 +134,16 @@ describe.each(ENGINES)('authorization endpoint pages on %s', (engine) => {
     it('Approve → 303 to the client with code and state; the code is exchanged at /oauth/token and the token tips', async () => {
       const { user, c } = await loggedIn();
       const { verifier, challenge } = pkcePair();
-      const page = html(await c.get(authorizeUrl({ scope: 'tip', state: 'xyz', code_challenge: challenge, code_challenge_method: 'S256' })));
-      const res = await c.post('/oauth/authorize', { _csrf: csrfOf(page), request: signedOf(page), decision: 'approve' });
+      const page = html(
+        await c.get(
+          authorizeUrl({ scope: 'tip', state: 'xyz', code_challenge: challenge, code_challenge_method: 'S256' }),
+        ),
+      );
+      const res = await c.post('/oauth/authorize', {
+        _csrf: csrfOf(page),
+        request: signedOf(page),
+        decision: 'approve',
+      });
       expect(res.statusCode).toBe(303);
       expect(res.headers['cache-control']).toBe('no-store');
       const location = new URL(res.headers.location as string);
@@ -135,7 +155,12 @@ describe.each(ENGINES)('authorization endpoint pages on %s', (engine) => {
         method: 'POST',
         url: '/oauth/token',
         headers: { 'content-type': 'application/json', ...basic(client.clientId, client.clientSecret) },
-        payload: { grant_type: 'authorization_code', code: location.searchParams.get('code'), redirect_uri: REDIRECT_URI, code_verifier: verifier },
+        payload: {
+          grant_type: 'authorization_code',
+          code: location.searchParams.get('code'),
+          redirect_uri: REDIRECT_URI,
+          code_verifier: verifier,
+        },
       });
       expect(exchanged.statusCode, exchanged.body).toBe(200);
       const { access_token: token, scope } = json(exchanged);
@@ -164,7 +189,11 @@ describe.each(ENGINES)('authorization endpoint pages on %s', (engine) => {
     it('response_type=token → the token in the fragment (RFC 6749 §4.2.2), and it works', async () => {
       const { c } = await loggedIn();
       const page = html(await c.get(authorizeUrl({ response_type: 'token', scope: 'extendedread', state: 'frag' })));
-      const res = await c.post('/oauth/authorize', { _csrf: csrfOf(page), request: signedOf(page), decision: 'approve' });
+      const res = await c.post('/oauth/authorize', {
+        _csrf: csrfOf(page),
+        request: signedOf(page),
+        decision: 'approve',
+      });
       expect(res.statusCode).toBe(303);
       const location = res.headers.location as string;
       expect(location.startsWith(`${REDIRECT_URI}#`)).toBe(true);
@@ -208,7 +237,11 @@ describe.each(ENGINES)('authorization endpoint pages on %s', (engine) => {
       const b = await loggedIn();
       const pageA = html(await a.c.get(authorizeUrl({ scope: 'tip' })));
       const pageB = html(await b.c.get(authorizeUrl({ scope: 'tip' })));
-      const res = await b.c.post('/oauth/authorize', { _csrf: csrfOf(pageB), request: signedOf(pageA), decision: 'approve' });
+      const res = await b.c.post('/oauth/authorize', {
+        _csrf: csrfOf(pageB),
+        request: signedOf(pageA),
+        decision: 'approve',
+      });
       html(res, 400);
     });
 
@@ -217,7 +250,11 @@ describe.each(ENGINES)('authorization endpoint pages on %s', (engine) => {
       const page = html(await c.get(authorizeUrl({ scope: 'tip' })));
       clock.advance(CONSENT_TTL + 1);
       try {
-        const res = await c.post('/oauth/authorize', { _csrf: csrfOf(page), request: signedOf(page), decision: 'approve' });
+        const res = await c.post('/oauth/authorize', {
+          _csrf: csrfOf(page),
+          request: signedOf(page),
+          decision: 'approve',
+        });
         expect(html(res, 400)).toContain('This consent page has expired');
       } finally {
         clock.advance(-(CONSENT_TTL + 1));
@@ -230,7 +267,11 @@ describe.each(ENGINES)('authorization endpoint pages on %s', (engine) => {
       const before = await codeCount();
       const page = html(await c.get(authorizeUrl({ scope: 'tip' }, doomed)));
       await deleteClient(t.services, doomed.clientId);
-      const res = await c.post('/oauth/authorize', { _csrf: csrfOf(page), request: signedOf(page), decision: 'approve' });
+      const res = await c.post('/oauth/authorize', {
+        _csrf: csrfOf(page),
+        request: signedOf(page),
+        decision: 'approve',
+      });
       html(res, 400);
       expect(res.headers.location).toBeUndefined();
       expect(await codeCount()).toBe(before);

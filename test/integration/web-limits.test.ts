@@ -47,13 +47,18 @@ describe.each(ENGINES)('website limits on %s', (engine) => {
         await t.close();
         await cleanUp();
       });
-      const sessionsOf = (userId: number) => t.db.database.db.selectFrom('sessions').select('id_hash').where('user_id', '=', userId).execute();
+      const sessionsOf = (userId: number) =>
+        t.db.database.db.selectFrom('sessions').select('id_hash').where('user_id', '=', userId).execute();
 
       it('10 failures from IP A lock (user, A), even the right password, until the quarter hour ends; the user logs in from IP B meanwhile', async () => {
         const user = await buildWebUser(t.services);
         const a = new WebClient(t.app, freshIp());
-        for (let i = 0; i < 10; i++) html(await a.submit('/login', '/login', { username: user.username, password: `wrong ${i}` }), 401);
-        const refused = await a.submit('/login', '/login', { username: user.username.toUpperCase(), password: PASSWORD });
+        for (let i = 0; i < 10; i++)
+          html(await a.submit('/login', '/login', { username: user.username, password: `wrong ${i}` }), 401);
+        const refused = await a.submit('/login', '/login', {
+          username: user.username.toUpperCase(),
+          password: PASSWORD,
+        });
         const body = expectRefused(refused, TO_QUARTER_END, `${PAUSED} Please try again in 13 minutes.`);
         expect(body).toContain('<form method="post" action="/login">');
         expect(setCookie(refused, 'tipjar_session')).toBeUndefined();
@@ -79,15 +84,23 @@ describe.each(ENGINES)('website limits on %s', (engine) => {
       beforeAll(async () => {
         t = await buildTestApp(engine, {
           clock,
-          env: { ...env, LOGIN_FAILURES_PER_USER_AND_IP: '2', LOGIN_FAILURES_PER_USER: '5', RATE_LIMIT_PASSWORD_FORMS: '6', RATE_LIMIT_SIGNUPS: '2' },
+          env: {
+            ...env,
+            LOGIN_FAILURES_PER_USER_AND_IP: '2',
+            LOGIN_FAILURES_PER_USER: '5',
+            RATE_LIMIT_PASSWORD_FORMS: '6',
+            RATE_LIMIT_SIGNUPS: '2',
+          },
         });
       });
       afterAll(async () => {
         await t.close();
         await cleanUp();
       });
-      const login = (c: WebClient, username: string, password: string) => c.submit('/login', '/login', { username, password });
-      const signup = (c: WebClient, username = uniqueName('s')) => c.submit('/signup', '/signup', { username, email: `${username}@example.com`, password: PASSWORD });
+      const login = (c: WebClient, username: string, password: string) =>
+        c.submit('/login', '/login', { username, password });
+      const signup = (c: WebClient, username = uniqueName('s')) =>
+        c.submit('/signup', '/signup', { username, email: `${username}@example.com`, password: PASSWORD });
 
       it('a successful log-in starts the (username, IP) count again', async () => {
         const user = await buildWebUser(t.services);
@@ -108,7 +121,11 @@ describe.each(ENGINES)('website limits on %s', (engine) => {
           for (let i = 0; i < n; i++) html(await login(c, user.username, 'wrong password'), 401);
         }
         const owner = new WebClient(t.app, freshIp());
-        expectRefused(await login(owner, user.username, PASSWORD), TO_HOUR_END, `${PAUSED} Please try again in 58 minutes.`);
+        expectRefused(
+          await login(owner, user.username, PASSWORD),
+          TO_HOUR_END,
+          `${PAUSED} Please try again in 58 minutes.`,
+        );
         const other = await buildWebUser(t.services);
         await owner.login(other.username);
         clock.set(HOUR_START + 3600);
@@ -123,7 +140,8 @@ describe.each(ENGINES)('website limits on %s', (engine) => {
         const user = await buildWebUser(t.services);
         const attacker = new WebClient(t.app, freshIp());
         for (let i = 0; i < 2; i++) html(await login(attacker, user.username, 'wrong password'), 401);
-        for (let i = 0; i < 4; i++) expectRefused(await login(attacker, user.username, 'wrong password'), TO_QUARTER_END, PAUSED);
+        for (let i = 0; i < 4; i++)
+          expectRefused(await login(attacker, user.username, 'wrong password'), TO_QUARTER_END, PAUSED);
         // 2 failures counted toward the ceiling of 5, not 6: the owner still logs in elsewhere
         await new WebClient(t.app, freshIp()).login(user.username);
       });
@@ -138,11 +156,21 @@ describe.each(ENGINES)('website limits on %s', (engine) => {
         expect((await login(c, user.username, PASSWORD)).statusCode).toBe(303);
         await c.post('/logout', { _csrf: await c.csrf('/settings') });
         const refused = await login(c, user.username, PASSWORD);
-        expectRefused(refused, TO_HOUR_END, 'Too many log-in attempts came from your network in the last hour. Please try again in 58 minutes.');
+        expectRefused(
+          refused,
+          TO_HOUR_END,
+          'Too many log-in attempts came from your network in the last hour. Please try again in 58 minutes.',
+        );
         expect(setCookie(refused, 'tipjar_session')).toBeUndefined();
         const name = uniqueName('s');
-        expectRefused(await signup(c, name), TO_HOUR_END, 'Too many forms were sent from your network in the last hour.');
-        expect(await t.db.database.db.selectFrom('users').select('id').where('username', '=', name).executeTakeFirst()).toBeUndefined();
+        expectRefused(
+          await signup(c, name),
+          TO_HOUR_END,
+          'Too many forms were sent from your network in the last hour.',
+        );
+        expect(
+          await t.db.database.db.selectFrom('users').select('id').where('username', '=', name).executeTakeFirst(),
+        ).toBeUndefined();
         await new WebClient(t.app, freshIp()).login(user.username);
       });
 
@@ -150,8 +178,14 @@ describe.each(ENGINES)('website limits on %s', (engine) => {
         const ip = freshIp();
         for (let i = 0; i < 2; i++) expect((await signup(new WebClient(t.app, ip))).statusCode).toBe(303);
         const refused = uniqueName('s');
-        expectRefused(await signup(new WebClient(t.app, ip), refused), TO_HOUR_END, 'Too many accounts were created from your network in the last hour.');
-        expect(await t.db.database.db.selectFrom('users').select('id').where('username', '=', refused).executeTakeFirst()).toBeUndefined();
+        expectRefused(
+          await signup(new WebClient(t.app, ip), refused),
+          TO_HOUR_END,
+          'Too many accounts were created from your network in the last hour.',
+        );
+        expect(
+          await t.db.database.db.selectFrom('users').select('id').where('username', '=', refused).executeTakeFirst(),
+        ).toBeUndefined();
         expect((await signup(new WebClient(t.app, freshIp()))).statusCode).toBe(303);
       });
 
@@ -195,9 +229,17 @@ describe.each(ENGINES)('website limits on %s', (engine) => {
         // a form post counts too
         html(await c.post('/login', { _csrf: 'stale', username: 'x', password: 'y' }), 403);
         const refused = await c.get('/');
-        const body = expectRefused(refused, TO_HOUR_END, 'Too many pages were requested from your network in the last hour. Please try again in 58 minutes.');
+        const body = expectRefused(
+          refused,
+          TO_HOUR_END,
+          'Too many pages were requested from your network in the last hour. Please try again in 58 minutes.',
+        );
         expect(body).toContain('<h1>Too many attempts</h1>');
-        expectRefused(await c.post('/login', { _csrf: 'x', username: 'x', password: 'y' }), TO_HOUR_END, 'Too many pages were requested');
+        expectRefused(
+          await c.post('/login', { _csrf: 'x', username: 'x', password: 'y' }),
+          TO_HOUR_END,
+          'Too many pages were requested',
+        );
         expect((await c.get('/static/site.css')).statusCode).toBe(200);
         expect((await t.app.inject({ url: `${API}/categories`, remoteAddress: c.remoteAddress })).statusCode).toBe(200);
         html(await new WebClient(t.app, freshIp()).get('/'));

@@ -58,7 +58,11 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect(html(page, 404)).toContain('<h1>Page not found</h1>');
       const api = await new WebClient(t.app).get(`${API}/no/such/resource`);
       expect(api.statusCode).toBe(404);
-      expect(json(api)).toEqual({ error: 'not_found', error_description: 'The resource was not found', error_uri: `${PUBLIC_URL}/docs/api#errors` });
+      expect(json(api)).toEqual({
+        error: 'not_found',
+        error_description: 'The resource was not found',
+        error_uri: `${PUBLIC_URL}/docs/api#errors`,
+      });
       const plain = await t.app.inject({ url: '/no/such/page' });
       expect(plain.statusCode).toBe(404);
       expect(json(plain).error).toBe('not_found');
@@ -99,9 +103,25 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect(res.headers.location).toBe('/settings?done=profile');
       expect(html(await c.get('/settings?done=profile'))).toContain('Your profile was saved.');
       const row = await userRow(user.id);
-      expect(row).toMatchObject({ firstname: 'Ada', lastname: 'Lovelace', about: 'Line one\nLine two', city: 'London', country: 'GB', url: 'https://ada.example/', avatar: 'https://ada.example/me.png', hide_tips: 1 });
+      expect(row).toMatchObject({
+        firstname: 'Ada',
+        lastname: 'Lovelace',
+        about: 'Line one\nLine two',
+        city: 'London',
+        country: 'GB',
+        url: 'https://ada.example/',
+        avatar: 'https://ada.example/me.png',
+        hide_tips: 1,
+      });
       const api = json(await t.app.inject({ url: `${API}/users/${user.username}` }));
-      expect(api).toMatchObject({ firstname: 'Ada', lastname: 'Lovelace', city: 'London', country: 'GB', url: 'https://ada.example/', avatar: 'https://ada.example/me.png' });
+      expect(api).toMatchObject({
+        firstname: 'Ada',
+        lastname: 'Lovelace',
+        city: 'London',
+        country: 'GB',
+        url: 'https://ada.example/',
+        avatar: 'https://ada.example/me.png',
+      });
 
       // unticking the box shows tips again
       const res2 = await c.submit('/settings', '/settings', { ...fields, hide_tips: '' });
@@ -138,7 +158,7 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect(body).toContain('<dt>Monthly budget</dt><dd>7.50</dd>');
     });
 
-    it('after a tip this month, shows the month\'s fixed budget beside a changed setting and says the change applies next month', async () => {
+    it("after a tip this month, shows the month's fixed budget beside a changed setting and says the change applies next month", async () => {
       const { user, c } = await loggedIn();
       expect(html(await c.get('/settings'))).not.toContain('Budget of this month');
       const owner = await buildUser(t.services);
@@ -167,7 +187,11 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       await buildThing(t.services, owner, { title: 'Hidden thing', hidden: true });
       const tipper = await buildUser(t.services);
       const other = await buildThing(t.services, tipper, { title: 'Tipped by owner' });
-      await t.app.inject({ method: 'POST', url: `${API}/things/${other}/tip`, headers: { authorization: `Bearer ${owner.token}` } });
+      await t.app.inject({
+        method: 'POST',
+        url: `${API}/things/${other}/tip`,
+        headers: { authorization: `Bearer ${owner.token}` },
+      });
 
       const link = json(await t.app.inject({ url: `${API}/users/${owner.user.username}` })).link as string;
       expect(link).toBe(`${PUBLIC_URL}/profile/${owner.user.username}`);
@@ -178,7 +202,7 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect(body).toContain(`<a href="/thing/${other}">Tipped by owner</a>`);
     });
 
-    it('lists a tip on a hidden thing to nobody but the thing\'s owner, on the profile and the thing page', async () => {
+    it("lists a tip on a hidden thing to nobody but the thing's owner, on the profile and the thing page", async () => {
       const ownerUser = await buildWebUser(t.services);
       const owner = { user: ownerUser, token: await tokenWith(t.services, ownerUser.username, 'thing') };
       const fan = await buildWebUser(t.services);
@@ -186,7 +210,8 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       const shown = await buildThing(t.services, owner, { title: 'Openly shown' });
       const c = new WebClient(t.app);
       await c.login(fan.username);
-      for (const id of [secret, shown]) expect((await c.submit(`/thing/${id}`, `/thing/${id}/tip`)).statusCode).toBe(303);
+      for (const id of [secret, shown])
+        expect((await c.submit(`/thing/${id}`, `/thing/${id}/tip`)).statusCode).toBe(303);
       await db().updateTable('things').set({ hidden: 1 }).where('id', '=', secret).execute();
 
       const anonymous = html(await new WebClient(t.app).get(`/profile/${fan.username}`));
@@ -205,7 +230,9 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
 
     it('the username is case-insensitive; an unknown user is a 404 page', async () => {
       const u = await buildUser(t.services, { username: uniqueName('Case') });
-      expect(html(await new WebClient(t.app).get(`/profile/${u.user.username.toLowerCase()}`))).toContain(`<h1>${u.user.username}</h1>`);
+      expect(html(await new WebClient(t.app).get(`/profile/${u.user.username.toLowerCase()}`))).toContain(
+        `<h1>${u.user.username}</h1>`,
+      );
       const missing = await new WebClient(t.app).get('/profile/nobody-here-at-all');
       expect(html(missing, 404)).toContain('User not found');
     });
@@ -227,12 +254,19 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
   describe('/thing/:id', () => {
     it('shows title, url (nofollow), owner, tags, tips; visitors get a log-in link instead of the button', async () => {
       const owner = await buildUser(t.services, { username: uniqueName('own') });
-      const id = await buildThing(t.services, owner, { title: 'A fine thing', url: 'https://fine.example/x?y=1', tags: 'music,free', description: 'About it' });
+      const id = await buildThing(t.services, owner, {
+        title: 'A fine thing',
+        url: 'https://fine.example/x?y=1',
+        tags: 'music,free',
+        description: 'About it',
+      });
       const link = json(await t.app.inject({ url: `${API}/things/${id}` })).link as string;
       expect(link).toBe(`${PUBLIC_URL}/thing/${id}`);
       const body = html(await new WebClient(t.app).get(`/thing/${id}`));
       expect(body).toContain('<h1>A fine thing</h1>');
-      expect(body).toContain('<a href="https://fine.example/x?y=1" rel="nofollow noopener">https://fine.example/x?y=1</a>');
+      expect(body).toContain(
+        '<a href="https://fine.example/x?y=1" rel="nofollow noopener">https://fine.example/x?y=1</a>',
+      );
       expect(body).toContain(`<a href="/profile/${owner.user.username}">${owner.user.username}</a>`);
       expect(body).toContain('<span>music</span><span>free</span>');
       expect(body).toContain('<p>About it</p>');
@@ -270,7 +304,11 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       const { user, c } = await loggedIn();
       const someone = await buildUser(t.services);
       const theirs = await buildThing(t.services, someone);
-      const own = await buildThing(t.services, { user, token: await tokenWith(t.services, user.username, 'thing') }, { title: 'Mine' });
+      const own = await buildThing(
+        t.services,
+        { user, token: await tokenWith(t.services, user.username, 'thing') },
+        { title: 'Mine' },
+      );
       expect(html(await c.get(`/thing/${own}`))).toContain('This is your thing.');
       const res = await c.post(`/thing/${own}/tip`, { _csrf: await c.csrf(`/thing/${own}`) });
       expect(html(res, 403)).toContain(TIP_ERROR_TEXT.tip_owner);
@@ -278,7 +316,9 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       const poor = await loggedIn({ funded: false });
       const res2 = await poor.c.submit(`/thing/${theirs}`, `/thing/${theirs}/tip`);
       expect(html(res2, 401)).toContain(TIP_ERROR_TEXT.no_means);
-      expect(await db().selectFrom('tips').selectAll().where('thing_id', 'in', [own, theirs]).execute()).toHaveLength(0);
+      expect(await db().selectFrom('tips').selectAll().where('thing_id', 'in', [own, theirs]).execute()).toHaveLength(
+        0,
+      );
     });
 
     it('POST /thing/:id/tip without a session → the log-in page, then back to the thing', async () => {
@@ -298,7 +338,11 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
     it('a deleted thing is a 404 page', async () => {
       const owner = await buildUser(t.services);
       const id = await buildThing(t.services, owner);
-      await t.app.inject({ method: 'DELETE', url: `${API}/things/${id}`, headers: { authorization: `Bearer ${owner.token}` } });
+      await t.app.inject({
+        method: 'DELETE',
+        url: `${API}/things/${id}`,
+        headers: { authorization: `Bearer ${owner.token}` },
+      });
       expect((await new WebClient(t.app).get(`/thing/${id}`)).statusCode).toBe(404);
     });
   });

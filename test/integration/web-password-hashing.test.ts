@@ -13,7 +13,9 @@ import { buildWebUser, html, PASSWORD, setCookie, WebClient } from '../helpers/w
 describe.each(ENGINES)('password hashing queue on %s', (engine) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await buildTestApp(engine, { env: { PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '1', LOGIN_FAILURES_PER_USER_AND_IP: '1' } });
+    t = await buildTestApp(engine, {
+      env: { PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '1', LOGIN_FAILURES_PER_USER_AND_IP: '1' },
+    });
   });
   afterAll(async () => t.close());
 
@@ -43,10 +45,16 @@ describe.each(ENGINES)('password hashing queue on %s', (engine) => {
     expect(setCookie(refused, 'tipjar_session')).toBeUndefined();
 
     const name = uniqueName('busy');
-    const signup = await new WebClient(t.app, '10.7.0.3').submit('/signup', '/signup', { username: name, email: `${name}@example.com`, password: PASSWORD });
+    const signup = await new WebClient(t.app, '10.7.0.3').submit('/signup', '/signup', {
+      username: name,
+      email: `${name}@example.com`,
+      password: PASSWORD,
+    });
     expect(html(signup, 503)).toContain('<form method="post" action="/signup">');
     expect(Number(signup.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(await t.db.database.db.selectFrom('users').select('id').where('username', '=', name).executeTakeFirst()).toBeUndefined();
+    expect(
+      await t.db.database.db.selectFrom('users').select('id').where('username', '=', name).executeTakeFirst(),
+    ).toBeUndefined();
 
     release();
     await held;

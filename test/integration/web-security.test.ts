@@ -33,10 +33,24 @@ describe.each(ENGINES)('website security on %s', (engine) => {
 
   /** Everything a form could change, as one comparable value. */
   async function snapshot(): Promise<string> {
-    const tables = ['users', 'sessions', 'tips', 'things', 'oauth_clients', 'oauth_codes', 'access_tokens', 'identities'] as const;
+    const tables = [
+      'users',
+      'sessions',
+      'tips',
+      'things',
+      'oauth_clients',
+      'oauth_codes',
+      'access_tokens',
+      'identities',
+    ] as const;
     const order = { sessions: 'id_hash', identities: 'identity' } as Record<string, string>;
     const out: Record<string, unknown> = {};
-    for (const table of tables) out[table] = await db().selectFrom(table).selectAll().orderBy(sql.ref(order[table] ?? 'id')).execute();
+    for (const table of tables)
+      out[table] = await db()
+        .selectFrom(table)
+        .selectAll()
+        .orderBy(sql.ref(order[table] ?? 'id'))
+        .execute();
     return JSON.stringify(out);
   }
 
@@ -51,25 +65,65 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       await c.login(user.username);
       const owner = await buildUser(t.services);
       const thing = await buildThing(t.services, owner);
-      const mine = await createClient(t.services, { name: 'Mine', callbackDomain: 'mine.example', ownerUserId: user.id });
+      const mine = await createClient(t.services, {
+        name: 'Mine',
+        callbackDomain: 'mine.example',
+        ownerUserId: user.id,
+      });
       const granted = await buildClient(t.services, { name: 'Granted' });
       await issueToken(t.services, user.username, 'tip', granted.client.id);
-      const consent = html(await c.get(`/oauth/authorize?response_type=code&client_id=${granted.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&scope=tip`));
+      const consent = html(
+        await c.get(
+          `/oauth/authorize?response_type=code&client_id=${granted.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&scope=tip`,
+        ),
+      );
       const signed = /name="request" value="([^"]+)"/.exec(consent)![1]!;
       forms = [
-        { name: 'sign-up', page: '/signup', action: '/signup', fields: { username: uniqueName('csrf'), email: 'c@example.com', password: PASSWORD }, anonymous: true },
-        { name: 'log-in', page: '/login', action: '/login', fields: { username: user.username, password: PASSWORD }, anonymous: true },
+        {
+          name: 'sign-up',
+          page: '/signup',
+          action: '/signup',
+          fields: { username: uniqueName('csrf'), email: 'c@example.com', password: PASSWORD },
+          anonymous: true,
+        },
+        {
+          name: 'log-in',
+          page: '/login',
+          action: '/login',
+          fields: { username: user.username, password: PASSWORD },
+          anonymous: true,
+        },
         { name: 'log-out', page: '/settings', action: '/logout', fields: {} },
         { name: 'profile', page: '/settings', action: '/settings', fields: { firstname: 'Changed', hide_tips: '1' } },
         { name: 'budget', page: '/settings', action: '/settings/budget', fields: { budget_cents: '900' } },
         { name: 'tip', page: `/thing/${thing}`, action: `/thing/${thing}/tip`, fields: {} },
-        { name: 'register app', page: '/apps', action: '/apps', fields: { name: 'Sneaky', callback_domain: 'sneaky.example' } },
+        {
+          name: 'register app',
+          page: '/apps',
+          action: '/apps',
+          fields: { name: 'Sneaky', callback_domain: 'sneaky.example' },
+        },
         { name: 'rotate secret', page: '/apps', action: `/apps/${mine.clientId}/secret`, fields: {} },
-        { name: 'redirect URIs', page: '/apps', action: `/apps/${mine.clientId}/redirect-uris`, fields: { redirect_uris: 'https://mine.example/sneaky' } },
+        {
+          name: 'redirect URIs',
+          page: '/apps',
+          action: `/apps/${mine.clientId}/redirect-uris`,
+          fields: { redirect_uris: 'https://mine.example/sneaky' },
+        },
         { name: 'delete app', page: '/apps', action: `/apps/${mine.clientId}/delete`, fields: {} },
         { name: 'revoke grant', page: '/authorized', action: `/authorized/${granted.clientId}/revoke`, fields: {} },
-        { name: 'consent approve', page: '/authorized', action: '/oauth/authorize', fields: { request: signed, decision: 'approve' } },
-        { name: 'claim', page: '/settings', action: `/claim/${encodeURIComponent(`email:${createHash('md5').update(user.email).digest('hex')}`)}`, fields: {} },
+        {
+          name: 'consent approve',
+          page: '/authorized',
+          action: '/oauth/authorize',
+          fields: { request: signed, decision: 'approve' },
+        },
+        {
+          name: 'claim',
+          page: '/settings',
+          action: `/claim/${encodeURIComponent(`email:${createHash('md5').update(user.email).digest('hex')}`)}`,
+          fields: {},
+        },
       ];
     });
 
@@ -133,19 +187,22 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'revoke grant',
       'consent approve',
       'claim',
-    ])('%s: without a token, with a wrong one, with another visitor\'s, and with one in the query string only', async (name) => {
-      const form = forms.find((f) => f.name === name)!;
-      const client = actor(form.anonymous);
-      await expectRefused(client, form.action, form.fields);
-      await expectRefused(client, form.action, { ...form.fields, _csrf: 'wrong-token' });
-      await expectRefused(client, form.action, { ...form.fields, _csrf: '' });
-      const stranger = new WebClient(t.app);
-      await expectRefused(client, form.action, { ...form.fields, _csrf: await stranger.csrf('/login') });
-      const valid = await client.csrf(form.page);
-      await expectRefused(client, form.action, form.fields, `?_csrf=${encodeURIComponent(valid)}`);
-    });
+    ])(
+      "%s: without a token, with a wrong one, with another visitor's, and with one in the query string only",
+      async (name) => {
+        const form = forms.find((f) => f.name === name)!;
+        const client = actor(form.anonymous);
+        await expectRefused(client, form.action, form.fields);
+        await expectRefused(client, form.action, { ...form.fields, _csrf: 'wrong-token' });
+        await expectRefused(client, form.action, { ...form.fields, _csrf: '' });
+        const stranger = new WebClient(t.app);
+        await expectRefused(client, form.action, { ...form.fields, _csrf: await stranger.csrf('/login') });
+        const valid = await client.csrf(form.page);
+        await expectRefused(client, form.action, form.fields, `?_csrf=${encodeURIComponent(valid)}`);
+      },
+    );
 
-    it('a token from before log-in no longer works after it, and a logged-out session\'s token is dead', async () => {
+    it("a token from before log-in no longer works after it, and a logged-out session's token is dead", async () => {
       const u = await buildWebUser(t.services);
       const v = new WebClient(t.app);
       const anonymousToken = await v.csrf('/login');
@@ -191,12 +248,16 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         url: `https://xss.example/"><script>alert(1)</script>`,
         avatar: `https://xss.example/a.png"onerror="alert(1)`,
       });
-      thing = await buildThing(t.services, { user: owner, token: await tokenWith(t.services, owner.username, 'thing') }, {
-        url: hostileUrl,
-        title: XSS,
-        description: XSS,
-        tags: [`tag${XSS_TAG}`],
-      });
+      thing = await buildThing(
+        t.services,
+        { user: owner, token: await tokenWith(t.services, owner.username, 'thing') },
+        {
+          url: hostileUrl,
+          title: XSS,
+          description: XSS,
+          tags: [`tag${XSS_TAG}`],
+        },
+      );
       visitor = new WebClient(t.app);
       const tipper = await buildWebUser(t.services);
       await visitor.login(tipper.username);
@@ -213,7 +274,9 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       const body = html(await visitor.get(`/thing/${thing}`));
       expectEscaped(body);
       expect(body).toContain(`<h1>${ESCAPED}</h1>`);
-      expect(body).toContain('<a href="https://xss.example/?q=&quot;&gt;&lt;script&gt;alert(&#39;u&#39;)&lt;/script&gt;" rel="nofollow noopener">');
+      expect(body).toContain(
+        '<a href="https://xss.example/?q=&quot;&gt;&lt;script&gt;alert(&#39;u&#39;)&lt;/script&gt;" rel="nofollow noopener">',
+      );
       expect(body).toContain(`<span>tag${ESCAPED_TAG}</span>`);
       expect(body).toContain(`<title>${ESCAPED} · Tipjar</title>`);
     });
@@ -224,7 +287,9 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       expect(body).toContain(`<p><strong>${ESCAPED} ${ESCAPED}</strong></p>`);
       expect(body).toContain(`<a href="/thing/${thing}">${ESCAPED}</a>`);
       expect(body).toContain('<img class="avatar" src="https://xss.example/a.png&quot;onerror=&quot;alert(1)"');
-      expect(body).toContain('<a href="https://xss.example/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" rel="nofollow noopener ugc">');
+      expect(body).toContain(
+        '<a href="https://xss.example/&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" rel="nofollow noopener ugc">',
+      );
     });
 
     it("the tipper's profile: the tips list", async () => {
@@ -254,42 +319,65 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       const u = new WebClient(t.app);
       await u.login(user.username);
       // response_type=token: the grant is a token at once, so the app is listed as authorized
-      const consent = html(await u.get(`/oauth/authorize?response_type=token&client_id=${clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&scope=tip`));
+      const consent = html(
+        await u.get(
+          `/oauth/authorize?response_type=token&client_id=${clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&scope=tip`,
+        ),
+      );
       expectEscaped(consent);
       expect(consent).toContain(`<h1>Allow “${ESCAPED}” to use your account?</h1>`);
-      const approved = await u.post('/oauth/authorize', { _csrf: csrfOf(consent), request: /name="request" value="([^"]+)"/.exec(consent)![1]!, decision: 'approve' });
+      const approved = await u.post('/oauth/authorize', {
+        _csrf: csrfOf(consent),
+        request: /name="request" value="([^"]+)"/.exec(consent)![1]!,
+        decision: 'approve',
+      });
       expect(approved.statusCode).toBe(303);
       expectEscaped(html(await u.get('/authorized')));
     });
 
     it('usernames full of <script> and quotes are refused, and echoed escaped on the sign-up and log-in forms', async () => {
       const c = new WebClient(t.app, '10.9.9.9');
-      const signup = html(await c.submit('/signup', '/signup', { username: XSS, email: 'x@example.com', password: PASSWORD }), 400);
+      const signup = html(
+        await c.submit('/signup', '/signup', { username: XSS, email: 'x@example.com', password: PASSWORD }),
+        400,
+      );
       expectEscaped(signup);
       expect(signup).toContain(`name="username" value="${ESCAPED}"`);
       const login = html(await c.submit('/login', '/login', { username: XSS, password: PASSWORD }), 401);
       expectEscaped(login);
-      expect(await db().selectFrom('users').select('id').where('username', 'like', '%<script%').execute()).toHaveLength(0);
+      expect(await db().selectFrom('users').select('id').where('username', 'like', '%<script%').execute()).toHaveLength(
+        0,
+      );
     });
 
     it('hostile input in form errors and return paths is escaped', async () => {
       const c = new WebClient(t.app);
       await c.login((await buildWebUser(t.services)).username);
-      const bad = html(await c.submit('/apps', '/apps', { name: 'ok', callback_domain: `"><script>alert("x'y")</script>` }), 400);
+      const bad = html(
+        await c.submit('/apps', '/apps', { name: 'ok', callback_domain: `"><script>alert("x'y")</script>` }),
+        400,
+      );
       expect(bad).not.toContain('<script');
-      const page = html(await new WebClient(t.app).get(`/login?return_to=${encodeURIComponent(`/x"><script>alert(1)</script>`)}`));
+      const page = html(
+        await new WebClient(t.app).get(`/login?return_to=${encodeURIComponent(`/x"><script>alert(1)</script>`)}`),
+      );
       expect(page).not.toContain('<script');
       expect(page).toContain('name="return_to" value="/x%22%3E%3Cscript%3Ealert(1)%3C/script%3E"');
     });
 
     it('the claim page: a hostile address in the claim link', async () => {
       const identity = `email:${createHash('md5').update('someone@example.com').digest('hex')}`;
-      const body = html(await new WebClient(t.app).get(`/claim/${encodeURIComponent(identity)}/owner/${encodeURIComponent(XSS)}`));
+      const body = html(
+        await new WebClient(t.app).get(`/claim/${encodeURIComponent(identity)}/owner/${encodeURIComponent(XSS)}`),
+      );
       expect(body).not.toContain('<script');
     });
 
-    it('the API keeps the raw text (escaping is the renderer\'s job)', async () => {
-      const res = await t.app.inject({ url: `${API}/things/${thing}`, headers: bearer(await issueToken(t.services, owner.username, 'tip')) });
+    it("the API keeps the raw text (escaping is the renderer's job)", async () => {
+      const res = await t.app.inject({
+        url: `${API}/things/${thing}`,
+        headers: bearer(await issueToken(t.services, owner.username, 'tip')),
+      });
       expect(JSON.parse(res.body).title).toBe(XSS);
     });
   });

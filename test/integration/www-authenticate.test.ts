@@ -41,13 +41,23 @@ describe.each(ENGINES)('WWW-Authenticate on every 401 on %s', (engine) => {
     broke = await buildUser(t.services, { funded: false });
     thingUrl = `https://example.com/${uniqueName('challenge')}`;
     thingId = await buildThing(t.services, owner, { url: thingUrl });
-    partner = (await createPartner(t.services, { namespace: uniqueName('ns'), webhookUrl: 'http://127.0.0.1:9/h', events: 'pendingclickcreate', allowPrivateWebhook: true }))
-      .partner;
+    partner = (
+      await createPartner(t.services, {
+        namespace: uniqueName('ns'),
+        webhookUrl: 'http://127.0.0.1:9/h',
+        events: 'pendingclickcreate',
+        allowPrivateWebhook: true,
+      })
+    ).partner;
   });
   afterAll(async () => t.close());
 
-  const inject = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, headers: Record<string, string> = {}, payload?: object) =>
-    t.app.inject({ method, url: `${API}${url}`, headers, ...(payload ? { payload } : {}) });
+  const inject = (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    headers: Record<string, string> = {},
+    payload?: object,
+  ) => t.app.inject({ method, url: `${API}${url}`, headers, ...(payload ? { payload } : {}) });
 
   describe('no token where one is needed → unauthorized, Bearer realm="tipjar" without an error code', () => {
     it.each([
@@ -82,13 +92,20 @@ describe.each(ENGINES)('WWW-Authenticate on every 401 on %s', (engine) => {
     it('a revoked token', async () => {
       const token = await tokenWith(t.services, owner.user.username, 'tip');
       expect((await inject('GET', '/user', bearer(token))).statusCode).toBe(200);
-      await t.db.database.db.updateTable('access_tokens').set({ revoked_at: t.clock.now() }).where('token_hash', '=', hashSecret(token)).execute();
+      await t.db.database.db
+        .updateTable('access_tokens')
+        .set({ revoked_at: t.clock.now() })
+        .where('token_hash', '=', hashSecret(token))
+        .execute();
       expect401(await inject('GET', '/user', bearer(token)), 'unauthorized', INVALID_TOKEN);
     });
 
-    it.each(['Bearer', 'Bearer ', 'Bearer two words', 'bearer a"b'])('a malformed one: Authorization: %s', async (authorization) => {
-      expect401(await inject('GET', '/user', { authorization }), 'unauthorized', INVALID_TOKEN);
-    });
+    it.each(['Bearer', 'Bearer ', 'Bearer two words', 'bearer a"b'])(
+      'a malformed one: Authorization: %s',
+      async (authorization) => {
+        expect401(await inject('GET', '/user', { authorization }), 'unauthorized', INVALID_TOKEN);
+      },
+    );
   });
 
   describe('no_means → 401 with the challenge (the token is valid: no error code)', () => {
@@ -122,12 +139,24 @@ describe.each(ENGINES)('WWW-Authenticate on every 401 on %s', (engine) => {
 
     it.each([
       ['no token', () => ({}), '/user/verify', () => `partner:${partner.namespace}:x`],
-      ['a token not issued to a partner', () => bearer(owner.token), '/user/verify', () => `partner:${partner.namespace}:x`],
+      [
+        'a token not issued to a partner',
+        () => bearer(owner.token),
+        '/user/verify',
+        () => `partner:${partner.namespace}:x`,
+      ],
       ['a malformed identity', () => bearer(partnerToken), '/user/verify', () => 'nonsense'],
       ['another namespace', () => bearer(partnerToken), '/user/verify', () => 'partner:someone-else:x'],
-      ['not the token\'s user', () => bearer(partnerToken), '/users/:owner/verify', () => `partner:${partner.namespace}:x`],
+      [
+        "not the token's user",
+        () => bearer(partnerToken),
+        '/users/:owner/verify',
+        () => `partner:${partner.namespace}:x`,
+      ],
     ])('%s', async (_what, headers, path, identity) => {
-      const res = await inject('POST', path.replace(':owner', owner.user.username), headers(), { identity: identity() });
+      const res = await inject('POST', path.replace(':owner', owner.user.username), headers(), {
+        identity: identity(),
+      });
       expect401(res, 'unauthorized', PLAIN);
     });
 

@@ -8,7 +8,10 @@ describe('parseIdentity', () => {
     ['email:05f8b3480b04f6a516bb1a46e556323c', { kind: 'email', identity: 'email:05f8b3480b04f6a516bb1a46e556323c' }],
     ['email:05F8B3480B04F6A516BB1A46E556323C', { kind: 'email', identity: 'email:05f8b3480b04f6a516bb1a46e556323c' }],
     ['twitter:user:id:123', { kind: 'twitter', identity: 'twitter:user:id:123' }],
-    ['partner:customnamespace:123', { kind: 'partner', identity: 'partner:customnamespace:123', namespace: 'customnamespace' }],
+    [
+      'partner:customnamespace:123',
+      { kind: 'partner', identity: 'partner:customnamespace:123', namespace: 'customnamespace' },
+    ],
     ['partner:ns-1_x:a:b@c.d', { kind: 'partner', identity: 'partner:ns-1_x:a:b@c.d', namespace: 'ns-1_x' }],
   ])('accepts %s', (raw, expected) => {
     expect(parseIdentity(raw)).toEqual(expected);
@@ -45,7 +48,9 @@ describe('parseIdentity', () => {
 
 describe('claim page helpers', () => {
   it('builds claim_url with the identity URL-encoded', () => {
-    expect(claimUrl('http://tipjar.test', 'partner:ns:a/b c')).toBe('http://tipjar.test/claim/partner%3Ans%3Aa%2Fb%20c');
+    expect(claimUrl('http://tipjar.test', 'partner:ns:a/b c')).toBe(
+      'http://tipjar.test/claim/partner%3Ans%3Aa%2Fb%20c',
+    );
   });
   it('matches an address to its email: identity case- and space-insensitively', () => {
     // md5("foo@example.com")

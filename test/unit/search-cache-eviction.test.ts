@@ -12,7 +12,13 @@ import { SearchRenderCache } from '../../src/http/search-render-cache.ts';
 /** A SQLite-like database whose other connections never write: only the caches' view of it. */
 const quietDatabase = { engine: 'sqlite', externalChanges: () => 1 } as unknown as Database;
 
-const criteria = (word: string): SearchCriteria => ({ words: [word], sort: 'relevance', now: 1_000, page: 1, count: 30 });
+const criteria = (word: string): SearchCriteria => ({
+  words: [word],
+  sort: 'relevance',
+  now: 1_000,
+  page: 1,
+  count: 30,
+});
 
 describe('search result cache eviction (segmented LRU)', () => {
   /** Asks for `word` and says whether it had to be computed. */

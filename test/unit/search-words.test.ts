@@ -27,7 +27,9 @@ describe('queryWords', () => {
 
   it('limits length and word count with invalid_parameters', () => {
     expect(() => queryWords('x'.repeat(MAX_QUERY_LENGTH + 1))).toThrow(InvalidParametersError);
-    expect(() => queryWords('x'.repeat(MAX_QUERY_LENGTH + 1))).toThrow(`query must be at most ${MAX_QUERY_LENGTH} characters`);
+    expect(() => queryWords('x'.repeat(MAX_QUERY_LENGTH + 1))).toThrow(
+      `query must be at most ${MAX_QUERY_LENGTH} characters`,
+    );
     expect(queryWords('x'.repeat(MAX_QUERY_LENGTH))).toHaveLength(1);
     const many = Array.from({ length: MAX_QUERY_WORDS + 1 }, (_, i) => `w${i}`).join(' ');
     expect(() => queryWords(many)).toThrow(`query must have at most ${MAX_QUERY_WORDS} words`);

@@ -49,7 +49,15 @@ describe('forbiddenRange', () => {
     expect(forbiddenRange(address)).toBe(range);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '172.15.255.255', '192.169.0.1', '11.0.0.1', '2606:4700:4700::1111'])('allows public %s', (address) => {
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '172.32.0.1',
+    '172.15.255.255',
+    '192.169.0.1',
+    '11.0.0.1',
+    '2606:4700:4700::1111',
+  ])('allows public %s', (address) => {
     expect(forbiddenRange(address)).toBeNull();
   });
 });
@@ -249,7 +257,9 @@ describe('resolveTarget', () => {
     const resolver = stubResolver({ 'intranet.test': ['10.0.0.1'], 'compat.test': ['::7f00:1'] });
     const target = await resolveTarget('http://intranet.test/hook', { resolver, allowPrivate: true });
     expect(target.addresses).toEqual([{ address: '10.0.0.1', family: 4 }]);
-    await expect(resolveTarget('http://compat.test/hook', { resolver })).rejects.toThrow('refused: compat.test resolves to ::7f00:1, a ipv4Compatible address');
+    await expect(resolveTarget('http://compat.test/hook', { resolver })).rejects.toThrow(
+      'refused: compat.test resolves to ::7f00:1, a ipv4Compatible address',
+    );
     const compat = await resolveTarget('http://compat.test/hook', { resolver, allowPrivate: true });
     expect(compat.addresses).toEqual([{ address: '::7f00:1', family: 6 }]);
   });
@@ -264,10 +274,16 @@ describe('partner webhook URL at registration', () => {
     expect((err as Error).message).toBe(
       'webhook-url: refused: hooks.internal.test resolves to 192.168.1.20, a private address (an operator may allow it with --allow-private-webhook)',
     );
-    await expect(checkWebhookUrl('https://hooks.internal.test/tipjar', true, resolver)).resolves.toBe('https://hooks.internal.test/tipjar');
+    await expect(checkWebhookUrl('https://hooks.internal.test/tipjar', true, resolver)).resolves.toBe(
+      'https://hooks.internal.test/tipjar',
+    );
     await expect(checkWebhookUrl('http://[::1]/x', false, resolver)).rejects.toThrow(/a loopback address/);
-    await expect(checkWebhookUrl('http://[::7f00:1]/x', false, resolver)).rejects.toThrow('webhook-url: refused: ::7f00:1 is a ipv4Compatible address');
-    await expect(checkWebhookUrl('http://[64:ff9b::a00:1]/x', false, resolver)).rejects.toThrow('webhook-url: refused: 64:ff9b::a00:1 is a private address');
+    await expect(checkWebhookUrl('http://[::7f00:1]/x', false, resolver)).rejects.toThrow(
+      'webhook-url: refused: ::7f00:1 is a ipv4Compatible address',
+    );
+    await expect(checkWebhookUrl('http://[64:ff9b::a00:1]/x', false, resolver)).rejects.toThrow(
+      'webhook-url: refused: 64:ff9b::a00:1 is a private address',
+    );
     await expect(checkWebhookUrl('http://[::7f00:1]/x', true, resolver)).resolves.toBe('http://[::7f00:1]/x');
   });
 });
@@ -298,7 +314,13 @@ describe('real requests to 127.0.0.1', () => {
 
   it('blocks a request to a loopback literal before connecting', async () => {
     hits = 0;
-    const err = await guardedRequest({ url: `${base}/hook`, method: 'POST', body: 'a=1', timeoutMs: 2000, maxBytes: 1024 }).catch((e: unknown) => e);
+    const err = await guardedRequest({
+      url: `${base}/hook`,
+      method: 'POST',
+      body: 'a=1',
+      timeoutMs: 2000,
+      maxBytes: 1024,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FetchError);
     expect((err as FetchError).kind).toBe('refused');
     expect(hits).toBe(0);
@@ -308,10 +330,23 @@ describe('real requests to 127.0.0.1', () => {
     const port = (target.address() as AddressInfo).port;
     const resolver = stubResolver({ 'sneaky.test': ['127.0.0.1'] });
     hits = 0;
-    const refused = await guardedRequest({ url: `http://sneaky.test:${port}/`, method: 'GET', timeoutMs: 2000, maxBytes: 1024, resolver }).catch((e: unknown) => e);
+    const refused = await guardedRequest({
+      url: `http://sneaky.test:${port}/`,
+      method: 'GET',
+      timeoutMs: 2000,
+      maxBytes: 1024,
+      resolver,
+    }).catch((e: unknown) => e);
     expect((refused as FetchError).kind).toBe('refused');
     expect(hits).toBe(0);
-    const allowed = await guardedRequest({ url: `http://sneaky.test:${port}/`, method: 'GET', timeoutMs: 2000, maxBytes: 1024, resolver, allowPrivate: true });
+    const allowed = await guardedRequest({
+      url: `http://sneaky.test:${port}/`,
+      method: 'GET',
+      timeoutMs: 2000,
+      maxBytes: 1024,
+      resolver,
+      allowPrivate: true,
+    });
     expect(allowed.status).toBe(200);
     expect(allowed.body.toString()).toBe('secret');
     expect(hits).toBe(1);
@@ -322,13 +357,27 @@ describe('real requests to 127.0.0.1', () => {
     const frontPort = (front.address() as AddressInfo).port;
     const onlyFront = (u: URL) => u.port === String(frontPort);
     hits = 0;
-    const err = await guardedRequest({ url: `${frontBase}/`, method: 'GET', timeoutMs: 2000, maxBytes: 1024, allowPrivate: onlyFront, maxRedirects: 3 }).catch((e: unknown) => e);
+    const err = await guardedRequest({
+      url: `${frontBase}/`,
+      method: 'GET',
+      timeoutMs: 2000,
+      maxBytes: 1024,
+      allowPrivate: onlyFront,
+      maxRedirects: 3,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FetchError);
     expect((err as FetchError).kind).toBe('refused');
     expect((err as FetchError).message).toBe('refused: 127.0.0.1 is a loopback address');
     expect(hits).toBe(0);
     // With both allowed, the same redirect is followed to the target.
-    const ok = await guardedRequest({ url: `${frontBase}/`, method: 'GET', timeoutMs: 2000, maxBytes: 1024, allowPrivate: true, maxRedirects: 3 });
+    const ok = await guardedRequest({
+      url: `${frontBase}/`,
+      method: 'GET',
+      timeoutMs: 2000,
+      maxBytes: 1024,
+      allowPrivate: true,
+      maxRedirects: 3,
+    });
     expect(ok.status).toBe(200);
     expect(ok.finalUrl).toBe(`${base}/admin`);
     expect(hits).toBe(1);
@@ -336,7 +385,14 @@ describe('real requests to 127.0.0.1', () => {
 
   it('never follows redirects unless asked (webhooks): the 3xx itself is the answer', async () => {
     hits = 0;
-    const res = await guardedRequest({ url: `${frontBase}/`, method: 'POST', body: 'x=1', timeoutMs: 2000, maxBytes: 1024, allowPrivate: true });
+    const res = await guardedRequest({
+      url: `${frontBase}/`,
+      method: 'POST',
+      body: 'x=1',
+      timeoutMs: 2000,
+      maxBytes: 1024,
+      allowPrivate: true,
+    });
     expect(res.status).toBe(302);
     expect(hits).toBe(0);
   });

@@ -137,7 +137,9 @@ describe('parseTagExpression', () => {
       `Invalid tags expression: longer than ${MAX_EXPRESSION_LENGTH} characters at position ${MAX_EXPRESSION_LENGTH + 1}`,
     );
     const wide = Array.from({ length: MAX_EXPRESSION_TAGS + 1 }, (_, i) => `t${i}`).join('|');
-    expect(failure(wide).message).toMatch(new RegExp(`^Invalid tags expression: more than ${MAX_EXPRESSION_TAGS} tags at position \\d+$`));
+    expect(failure(wide).message).toMatch(
+      new RegExp(`^Invalid tags expression: more than ${MAX_EXPRESSION_TAGS} tags at position \\d+$`),
+    );
     const deep = '('.repeat(MAX_EXPRESSION_DEPTH + 1) + 'a' + ')'.repeat(MAX_EXPRESSION_DEPTH + 1);
     expect(failure(deep)).toMatchObject({ position: MAX_EXPRESSION_DEPTH + 1 });
     expect(show('('.repeat(MAX_EXPRESSION_DEPTH) + 'a' + ')'.repeat(MAX_EXPRESSION_DEPTH))).toBe('a');
@@ -156,12 +158,21 @@ describe('tagDelimiterIn', () => {
   });
 
   it('a text without one (nor control characters) is exactly one tag of an expression (property)', () => {
-    const char = fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('&', '|', '!', '(', ')', ',', ' ', '\u3000'));
-    const text = fc.array(char, { minLength: 1, maxLength: 20 }).map((cs) => cs.join('')).filter((s) => !/\p{Cc}/u.test(s));
+    const char = fc.oneof(
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+      fc.constantFrom('&', '|', '!', '(', ')', ',', ' ', '\u3000'),
+    );
+    const text = fc
+      .array(char, { minLength: 1, maxLength: 20 })
+      .map((cs) => cs.join(''))
+      .filter((s) => !/\p{Cc}/u.test(s));
     fc.assert(
       fc.property(text, (s) => {
         if (tagDelimiterIn(s) === undefined) {
-          expect(tokenize(s).map((x) => [x.kind, x.text])).toEqual([['tag', s], ['end', '']]);
+          expect(tokenize(s).map((x) => [x.kind, x.text])).toEqual([
+            ['tag', s],
+            ['end', ''],
+          ]);
           expect(matchesTags(parseTagExpression(s)!, [s])).toBe(true);
         } else {
           // Read as more than one token, or refused (a comma is no operator).

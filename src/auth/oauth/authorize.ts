@@ -84,7 +84,11 @@ function param(query: Record<string, unknown>, name: string): Param {
 }
 
 /** Appends parameters to a redirect URI, in its query (code flow) or fragment (token flow). */
-function withParams(redirectUri: string, params: Record<string, string | undefined>, mode: 'query' | 'fragment'): string {
+function withParams(
+  redirectUri: string,
+  params: Record<string, string | undefined>,
+  mode: 'query' | 'fragment',
+): string {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) p.append(k, v);
   if (mode === 'fragment') return `${redirectUri}#${p.toString()}`;
@@ -108,8 +112,12 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
  * @returns the validated request. Reads only; changes nothing.
  * @throws AuthorizationRequestError
  */
-export async function validateAuthorizationRequest(s: Services, query: Record<string, unknown>): Promise<AuthorizationRequest> {
-  const page = (error: OAuthErrorCode, description: string) => new AuthorizationRequestError(error, description, undefined);
+export async function validateAuthorizationRequest(
+  s: Services,
+  query: Record<string, unknown>,
+): Promise<AuthorizationRequest> {
+  const page = (error: OAuthErrorCode, description: string) =>
+    new AuthorizationRequestError(error, description, undefined);
 
   const clientId = param(query, 'client_id');
   if (clientId.duplicated) throw page('invalid_request', 'client_id was given more than once');
@@ -129,7 +137,11 @@ export async function validateAuthorizationRequest(s: Services, query: Record<st
   const stateValue = state.duplicated ? undefined : state.value;
   const mode = responseType.value === 'token' && !responseType.duplicated ? 'fragment' : 'query';
   const back = (error: OAuthErrorCode, description: string) =>
-    new AuthorizationRequestError(error, description, withParams(redirectUri, { error, error_description: description, state: stateValue }, mode));
+    new AuthorizationRequestError(
+      error,
+      description,
+      withParams(redirectUri, { error, error_description: description, state: stateValue }, mode),
+    );
 
   if (responseType.duplicated) throw back('invalid_request', 'response_type was given more than once');
   if (responseType.value === undefined) throw back('invalid_request', 'response_type is required (code or token)');
@@ -142,20 +154,26 @@ export async function validateAuthorizationRequest(s: Services, query: Record<st
   if (scope.duplicated) throw back('invalid_request', 'scope was given more than once');
   const requested = parseScopes(scope.value ?? '');
   const unknown = requested.filter((sc) => !isScope(sc));
-  if (unknown.length) throw back('invalid_scope', `Unknown scope "${unknown[0]}" (scopes are tip, thing and extendedread)`);
+  if (unknown.length)
+    throw back('invalid_scope', `Unknown scope "${unknown[0]}" (scopes are tip, thing and extendedread)`);
 
   const challenge = param(query, 'code_challenge');
   const method = param(query, 'code_challenge_method');
   if (challenge.duplicated) throw back('invalid_request', 'code_challenge was given more than once');
   if (method.duplicated) throw back('invalid_request', 'code_challenge_method was given more than once');
   if (challenge.value !== undefined || method.value !== undefined) {
-    if (responseType.value === 'token') throw back('invalid_request', 'PKCE (code_challenge) applies to response_type=code only');
-    if (challenge.value === undefined) throw back('invalid_request', 'code_challenge is required with code_challenge_method');
+    if (responseType.value === 'token')
+      throw back('invalid_request', 'PKCE (code_challenge) applies to response_type=code only');
+    if (challenge.value === undefined)
+      throw back('invalid_request', 'code_challenge is required with code_challenge_method');
     if (method.value !== 'S256') {
       throw back('invalid_request', 'code_challenge_method must be S256 (plain is not supported)');
     }
     if (!S256_CHALLENGE.test(challenge.value)) {
-      throw back('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)');
+      throw back(
+        'invalid_request',
+        'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)',
+      );
     }
   }
 
@@ -181,13 +199,18 @@ export async function validateAuthorizationRequest(s: Services, query: Record<st
  * @throws AuthorizationRequestError `invalid_client` (not redirectable) when the client was deleted
  *   after the request was validated.
  */
-export async function approveAuthorization(s: Services, request: AuthorizationRequest, userId: number): Promise<string> {
+export async function approveAuthorization(
+  s: Services,
+  request: AuthorizationRequest,
+  userId: number,
+): Promise<string> {
   const scope = request.scopes.join(' ');
   const now = s.clock.now();
   const mode = request.responseType === 'token' ? 'fragment' : 'query';
   const secret = newSecret();
   await inTransaction(s.database, async (trx) => {
-    if (!(await isClientLive(trx, request.client.id, s.database.engine === 'postgres'))) throw new AuthorizationRequestError('invalid_client', 'The application has been deleted', undefined);
+    if (!(await isClientLive(trx, request.client.id, s.database.engine === 'postgres')))
+      throw new AuthorizationRequestError('invalid_client', 'The application has been deleted', undefined);
     if (request.responseType === 'code') {
       await insertCode(trx, {
         codeHash: hashSecret(secret),
@@ -202,11 +225,23 @@ export async function approveAuthorization(s: Services, request: AuthorizationRe
         expiresAt: now + AUTHORIZATION_CODE_TTL,
       });
     } else {
-      await insertAccessToken(trx, { tokenHash: hashSecret(secret), userId, clientId: request.client.id, codeId: null, scope, now });
+      await insertAccessToken(trx, {
+        tokenHash: hashSecret(secret),
+        userId,
+        clientId: request.client.id,
+        codeId: null,
+        scope,
+        now,
+      });
     }
   });
-  if (request.responseType === 'code') return withParams(request.redirectUri, { code: secret, state: request.state }, mode);
-  return withParams(request.redirectUri, { access_token: secret, token_type: 'bearer', scope, state: request.state }, mode);
+  if (request.responseType === 'code')
+    return withParams(request.redirectUri, { code: secret, state: request.state }, mode);
+  return withParams(
+    request.redirectUri,
+    { access_token: secret, token_type: 'bearer', scope, state: request.state },
+    mode,
+  );
 }
 
 /**

@@ -23,9 +23,13 @@ export function clientIdKey(clientId: string): string {
 
 /** The limits from the settings, over `store`. */
 export function createClientAuthLimits(store: CounterStore, config: Config, clock: Clock): FailureLimits {
-  const limit = (name: string, n: number) => new FixedWindowLimit(store, { name, limit: n, windowSeconds: CLIENT_AUTH_WINDOW_SECONDS, clock });
+  const limit = (name: string, n: number) =>
+    new FixedWindowLimit(store, { name, limit: n, windowSeconds: CLIENT_AUTH_WINDOW_SECONDS, clock });
   return new FailureLimits([
-    { limit: limit('client-auth-failures', config.clientAuthFailuresPerClientAndIp), key: (clientId, network) => `${network}:${clientId}` },
+    {
+      limit: limit('client-auth-failures', config.clientAuthFailuresPerClientAndIp),
+      key: (clientId, network) => `${network}:${clientId}`,
+    },
     { limit: limit('client-auth-failures-ip', config.clientAuthFailuresPerIp), key: (_clientId, network) => network },
   ]);
 }

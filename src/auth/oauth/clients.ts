@@ -54,16 +54,21 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]
  * @throws ValidationError
  */
 export function normalizeCallbackDomain(raw: unknown): string {
-  if (typeof raw !== 'string' || raw.trim() === '') throw new ValidationError('callback_domain is required', 'authentication');
+  if (typeof raw !== 'string' || raw.trim() === '')
+    throw new ValidationError('callback_domain is required', 'authentication');
   const value = raw.trim();
   if (/[/:@?#\\\s]/.test(value)) {
-    throw new ValidationError('callback_domain must be a host name such as "app.example.com", without scheme, port or path', 'authentication');
+    throw new ValidationError(
+      'callback_domain must be a host name such as "app.example.com", without scheme, port or path',
+      'authentication',
+    );
   }
   const lower = value.toLowerCase();
   const ascii = domainToASCII(lower);
   // An ASCII name must come back unchanged: the WHATWG parser would turn "1.2.3" or "0x7f.1" into
   // dotted-quad addresses, which are not what the developer typed.
-  if (!ascii || ascii.length > 253 || (/^[\x00-\x7f]*$/.test(lower) && ascii !== lower)) throw new ValidationError(`callback_domain "${value}" is not a valid host name`, 'authentication');
+  if (!ascii || ascii.length > 253 || (/^[\x00-\x7f]*$/.test(lower) && ascii !== lower))
+    throw new ValidationError(`callback_domain "${value}" is not a valid host name`, 'authentication');
   if (IPV4.test(ascii)) return ascii;
   const labels = ascii.split('.');
   if (!labels.every((l) => LABEL.test(l)) || /^\d+$/.test(labels[labels.length - 1]!)) {
@@ -76,8 +81,10 @@ export function normalizeCallbackDomain(raw: unknown): string {
 export function normalizeClientName(raw: unknown): string {
   if (typeof raw !== 'string' || raw.trim() === '') throw new ValidationError('name is required', 'authentication');
   const name = raw.trim();
-  if ([...name].length > CLIENT_NAME_MAX) throw new ValidationError(`name must be at most ${CLIENT_NAME_MAX} characters`, 'authentication');
-  if (hasForbiddenCharacters(name) || /[\u0000-\u001f\u007f]/.test(name)) throw new ValidationError('name must not contain control characters', 'authentication');
+  if ([...name].length > CLIENT_NAME_MAX)
+    throw new ValidationError(`name must be at most ${CLIENT_NAME_MAX} characters`, 'authentication');
+  if (hasForbiddenCharacters(name) || /[\u0000-\u001f\u007f]/.test(name))
+    throw new ValidationError('name must not contain control characters', 'authentication');
   return name;
 }
 
@@ -102,10 +109,12 @@ export function normalizeRedirectUris(raw: unknown, callbackDomain: string): str
     const uri = p.trim();
     if (uri === '' || out.includes(uri)) continue;
     const check = checkRedirectUri({ callbackDomain }, uri);
-    if (!check.ok) throw new ValidationError(`Redirect URI ${JSON.stringify(uri)} refused: ${check.reason}`, 'authentication');
+    if (!check.ok)
+      throw new ValidationError(`Redirect URI ${JSON.stringify(uri)} refused: ${check.reason}`, 'authentication');
     out.push(uri);
   }
-  if (out.length > REDIRECT_URIS_MAX) throw new ValidationError(`At most ${REDIRECT_URIS_MAX} redirect URIs`, 'authentication');
+  if (out.length > REDIRECT_URIS_MAX)
+    throw new ValidationError(`At most ${REDIRECT_URIS_MAX} redirect URIs`, 'authentication');
   return out;
 }
 
@@ -130,7 +139,8 @@ export async function createClient(
   const name = normalizeClientName(input.name);
   const callbackDomain = normalizeCallbackDomain(input.callbackDomain);
   const redirectUris = normalizeRedirectUris(input.redirectUris, callbackDomain);
-  if (input.ownerUserId !== null && !(await findUserById(s.database.db, input.ownerUserId))) throw new NotFoundError('No such user');
+  if (input.ownerUserId !== null && !(await findUserById(s.database.db, input.ownerUserId)))
+    throw new NotFoundError('No such user');
   const clientSecret = newSecret();
   const client = await insertClient(s.database.db, {
     clientId: newClientId(),
@@ -153,7 +163,8 @@ export async function findClientByClientId(s: Services, clientId: string): Promi
 /** The live client, checking ownership when `ownerUserId` is given. @throws NotFoundError */
 async function ownedClient(s: Services, clientId: string, ownerUserId: number | undefined): Promise<ClientRecord> {
   const client = await findClientByClientId(s, clientId);
-  if (!client || (ownerUserId !== undefined && client.ownerUserId !== ownerUserId)) throw new NotFoundError('No such application', 'authentication');
+  if (!client || (ownerUserId !== undefined && client.ownerUserId !== ownerUserId))
+    throw new NotFoundError('No such application', 'authentication');
   return client;
 }
 
@@ -163,7 +174,11 @@ async function ownedClient(s: Services, clientId: string, ownerUserId: number | 
  * @returns the new secret in clear, shown once.
  * @throws NotFoundError (unknown, deleted or not owned).
  */
-export async function rotateClientSecret(s: Services, clientId: string, ownerUserId?: number): Promise<{ clientId: string; clientSecret: string }> {
+export async function rotateClientSecret(
+  s: Services,
+  clientId: string,
+  ownerUserId?: number,
+): Promise<{ clientId: string; clientSecret: string }> {
   const client = await ownedClient(s, clientId, ownerUserId);
   const clientSecret = newSecret();
   await updateClientSecret(s.database.db, client.id, hashSecret(clientSecret), s.clock.now());
@@ -178,11 +193,17 @@ export async function rotateClientSecret(s: Services, clientId: string, ownerUse
  * @returns the client as changed.
  * @throws ValidationError (a URI refused, too many), NotFoundError (unknown, deleted or not owned).
  */
-export async function setClientRedirectUris(s: Services, clientId: string, raw: unknown, ownerUserId?: number): Promise<ClientRecord> {
+export async function setClientRedirectUris(
+  s: Services,
+  clientId: string,
+  raw: unknown,
+  ownerUserId?: number,
+): Promise<ClientRecord> {
   const client = await ownedClient(s, clientId, ownerUserId);
   const redirectUris = normalizeRedirectUris(raw, client.callbackDomain);
   const now = s.clock.now();
-  if (!(await updateClientRedirectUris(s.database.db, client.id, redirectUris, now))) throw new NotFoundError('No such application', 'authentication');
+  if (!(await updateClientRedirectUris(s.database.db, client.id, redirectUris, now)))
+    throw new NotFoundError('No such application', 'authentication');
   return { ...client, redirectUris, updatedAt: now };
 }
 
@@ -194,11 +215,16 @@ export async function setClientRedirectUris(s: Services, clientId: string, raw: 
  * @returns the number of tokens revoked.
  * @throws NotFoundError (unknown, already deleted or not owned).
  */
-export async function deleteClient(s: Services, clientId: string, ownerUserId?: number): Promise<{ revokedTokens: number }> {
+export async function deleteClient(
+  s: Services,
+  clientId: string,
+  ownerUserId?: number,
+): Promise<{ revokedTokens: number }> {
   const client = await ownedClient(s, clientId, ownerUserId);
   const now = s.clock.now();
   return inTransaction(s.database, async (trx) => {
-    if (!(await markClientDeleted(trx, client.id, now))) throw new NotFoundError('No such application', 'authentication');
+    if (!(await markClientDeleted(trx, client.id, now)))
+      throw new NotFoundError('No such application', 'authentication');
     return { revokedTokens: await revokeClientTokens(trx, client.id, now) };
   });
 }
@@ -218,7 +244,11 @@ export function verifyClientSecret(client: Pick<ClientRecord, 'secretHash'>, sec
  * The live client when `clientId` and `secret` match, undefined otherwise. An unknown client costs
  * the same hash and comparison as a known one.
  */
-export async function authenticateClient(s: Services, clientId: string, secret: string): Promise<ClientRecord | undefined> {
+export async function authenticateClient(
+  s: Services,
+  clientId: string,
+  secret: string,
+): Promise<ClientRecord | undefined> {
   const client = await findClientByClientId(s, clientId);
   const ok = verifyClientSecret(client ?? { secretHash: '0'.repeat(64) }, secret);
   return client && ok ? client : undefined;
@@ -245,7 +275,11 @@ export async function listAuthorizedApps(s: Services, userId: number): Promise<A
  * @returns how many tokens were revoked (0 when none were live).
  * @throws NotFoundError when no live client has this id.
  */
-export async function revokeAuthorization(s: Services, userId: number, clientId: string): Promise<{ revokedTokens: number }> {
+export async function revokeAuthorization(
+  s: Services,
+  userId: number,
+  clientId: string,
+): Promise<{ revokedTokens: number }> {
   const client = await ownedClient(s, clientId, undefined);
   const now = s.clock.now();
   return inTransaction(s.database, async (trx) => {

@@ -42,9 +42,11 @@ export type RedirectCheck = { ok: true; url: URL } | { ok: false; reason: string
  */
 export function checkRedirectUri(client: Pick<ClientRecord, 'callbackDomain'>, uri: string): RedirectCheck {
   if (typeof uri !== 'string' || uri === '') return { ok: false, reason: 'redirect_uri is empty' };
-  if (uri.length > REDIRECT_URI_MAX) return { ok: false, reason: `redirect_uri is longer than ${REDIRECT_URI_MAX} characters` };
+  if (uri.length > REDIRECT_URI_MAX)
+    return { ok: false, reason: `redirect_uri is longer than ${REDIRECT_URI_MAX} characters` };
   if (uri.includes('#')) return { ok: false, reason: 'redirect_uri must not contain a fragment (#)' };
-  if (/[\s\\]/.test(uri) || /[\u0000-\u001f\u007f]/.test(uri)) return { ok: false, reason: 'redirect_uri must not contain spaces, backslashes or control characters' };
+  if (/[\s\\]/.test(uri) || /[\u0000-\u001f\u007f]/.test(uri))
+    return { ok: false, reason: 'redirect_uri must not contain spaces, backslashes or control characters' };
   let url: URL;
   try {
     url = new URL(uri);
@@ -57,14 +59,18 @@ export function checkRedirectUri(client: Pick<ClientRecord, 'callbackDomain'>, u
   if (url.protocol === 'http:' && !LOOPBACK_HOSTS.includes(host)) {
     return { ok: false, reason: 'redirect_uri must use https (plain http only for localhost and 127.0.0.1)' };
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: 'redirect_uri must use https' };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { ok: false, reason: 'redirect_uri must use https' };
   const domain = client.callbackDomain;
   if (host !== domain && !host.endsWith(`.${domain}`)) {
     return { ok: false, reason: `redirect_uri must lie in the application's callback domain ${domain}` };
   }
   const reserved = [...url.searchParams.keys()].find((name) => RESERVED_RESPONSE_PARAMETERS.includes(name));
   if (reserved !== undefined) {
-    return { ok: false, reason: `redirect_uri must not carry "${reserved}" in its query: the authorization response adds its own` };
+    return {
+      ok: false,
+      reason: `redirect_uri must not carry "${reserved}" in its query: the authorization response adds its own`,
+    };
   }
   return { ok: true, url };
 }
@@ -98,16 +104,23 @@ export type RedirectChoice = { ok: true; redirectUri: string; given: boolean } |
  * registered → defaultRedirectUri; several → refused (the request must choose).
  * @returns `{ok: true, redirectUri, given}` or `{ok: false, reason}` (a sentence for the error page).
  */
-export function chooseRedirectUri(client: Pick<ClientRecord, 'callbackDomain' | 'redirectUris'>, given: string | undefined): RedirectChoice {
+export function chooseRedirectUri(
+  client: Pick<ClientRecord, 'callbackDomain' | 'redirectUris'>,
+  given: string | undefined,
+): RedirectChoice {
   const registered = client.redirectUris;
   if (given === undefined) {
-    if (registered.length > 1) return { ok: false, reason: 'redirect_uri is required: the application registered several redirect URIs' };
+    if (registered.length > 1)
+      return { ok: false, reason: 'redirect_uri is required: the application registered several redirect URIs' };
     return { ok: true, redirectUri: registered[0] ?? defaultRedirectUri(client), given: false };
   }
   const check = checkRedirectUri(client, given);
   if (!check.ok) return check;
   if (registered.length > 0 && !isRegisteredRedirectUri(registered, given)) {
-    return { ok: false, reason: 'redirect_uri is not one of the redirect URIs the application registered (they must match exactly)' };
+    return {
+      ok: false,
+      reason: 'redirect_uri is not one of the redirect URIs the application registered (they must match exactly)',
+    };
   }
   return { ok: true, redirectUri: given, given: true };
 }

@@ -56,7 +56,8 @@ type Params = Record<string, string | undefined>;
  */
 function readParams(body: unknown, names: readonly string[]): Params {
   if (body === undefined) body = {};
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_request', 'The request body must be a JSON object or form fields');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new OAuthError('invalid_request', 'The request body must be a JSON object or form fields');
   const b = body as Record<string, unknown>;
   const out: Params = {};
   for (const name of names) {
@@ -81,7 +82,9 @@ function formDecode(s: string): string {
  * @throws OAuthError `invalid_client` 401 (another scheme, bad base64, no colon, bad encoding),
  *   `invalid_request` 400 (a control character or malformed text in the decoded credentials).
  */
-export function parseBasicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | undefined {
+export function parseBasicCredentials(
+  header: string | undefined,
+): { clientId: string; clientSecret: string } | undefined {
   if (header === undefined) return undefined;
   const fail = (why: string) => new OAuthError('invalid_client', why, 401, BASIC_CHALLENGE);
   const m = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header);
@@ -109,7 +112,13 @@ export function parseBasicCredentials(header: string | undefined): { clientId: s
  * @throws OAuthError 429 `invalid_request` with `retryAfter` (seconds) when the (client_id, IP)
  *   or the IP is over its limit: the secret is not checked.
  */
-async function checkClientSecret(s: Services, clientId: string, secret: string, ip: string, limits: FailureLimits): Promise<ClientRecord | undefined> {
+async function checkClientSecret(
+  s: Services,
+  clientId: string,
+  secret: string,
+  ip: string,
+  limits: FailureLimits,
+): Promise<ClientRecord | undefined> {
   const account = clientIdKey(clientId);
   const wait = await limits.attempt(account, ip);
   if (wait > 0) {
@@ -151,14 +160,30 @@ export async function authenticateRequestClient(
 ): Promise<ClientRecord> {
   const basic = parseBasicCredentials(authorization);
   if (basic) {
-    if (params.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or client_secret in the body, not both');
-    if (params.client_id !== undefined && params.client_id !== basic.clientId) throw new OAuthError('invalid_request', 'client_id in the body differs from the HTTP Basic one');
+    if (params.client_secret !== undefined)
+      throw new OAuthError(
+        'invalid_request',
+        'Use one client authentication method: HTTP Basic or client_secret in the body, not both',
+      );
+    if (params.client_id !== undefined && params.client_id !== basic.clientId)
+      throw new OAuthError('invalid_request', 'client_id in the body differs from the HTTP Basic one');
     const client = await checkClientSecret(s, basic.clientId, basic.clientSecret, ip, limits);
-    if (!client) throw new OAuthError('invalid_client', 'Client authentication failed: unknown client or wrong secret', 401, BASIC_CHALLENGE);
+    if (!client)
+      throw new OAuthError(
+        'invalid_client',
+        'Client authentication failed: unknown client or wrong secret',
+        401,
+        BASIC_CHALLENGE,
+      );
     return client;
   }
   if (params.client_id === undefined && params.client_secret === undefined) {
-    throw new OAuthError('invalid_client', 'Client authentication is required: HTTP Basic, or client_id and client_secret in the body', 401, BASIC_CHALLENGE);
+    throw new OAuthError(
+      'invalid_client',
+      'Client authentication is required: HTTP Basic, or client_id and client_secret in the body',
+      401,
+      BASIC_CHALLENGE,
+    );
   }
   if (params.client_id === undefined || params.client_secret === undefined) {
     throw new OAuthError('invalid_client', 'Both client_id and client_secret are required in the body');
@@ -202,15 +227,21 @@ export async function exchangeAuthorizationCode(
   const outcome = await inTransaction(s.database, async (trx): Promise<OAuthError | TokenResponse> => {
     // Re-checked (and, on PostgreSQL, share-locked) inside the transaction: a client deleted since
     // it authenticated gets no token, and a deletion running now waits and then revokes ours.
-    if (!(await isClientLive(trx, client.id, s.database.engine === 'postgres'))) return new OAuthError('invalid_client', 'The application has been deleted');
+    if (!(await isClientLive(trx, client.id, s.database.engine === 'postgres')))
+      return new OAuthError('invalid_client', 'The application has been deleted');
     const code = await findCodeByHash(trx, codeHash);
-    if (!code || code.clientId !== client.id) return new OAuthError('invalid_grant', 'The authorization code is invalid');
+    if (!code || code.clientId !== client.id)
+      return new OAuthError('invalid_grant', 'The authorization code is invalid');
     const claimed = code.usedAt === null ? await claimCode(trx, code.id, now) : undefined;
     if (!claimed) {
       await revokeCodeTokens(trx, code.id, now);
-      return new OAuthError('invalid_grant', 'The authorization code has already been used; the tokens issued from it are revoked');
+      return new OAuthError(
+        'invalid_grant',
+        'The authorization code has already been used; the tokens issued from it are revoked',
+      );
     }
-    if (now >= claimed.expiresAt) return new OAuthError('invalid_grant', 'The authorization code has expired (codes are valid for 10 minutes)');
+    if (now >= claimed.expiresAt)
+      return new OAuthError('invalid_grant', 'The authorization code has expired (codes are valid for 10 minutes)');
     if (input.redirectUri === undefined && code.redirectUriGiven) {
       return new OAuthError('invalid_request', 'redirect_uri is required: the authorization request carried one');
     }
@@ -218,13 +249,29 @@ export async function exchangeAuthorizationCode(
       return new OAuthError('invalid_grant', 'redirect_uri differs from the one of the authorization request');
     }
     if (code.codeChallenge !== null) {
-      if (input.codeVerifier === undefined) return new OAuthError('invalid_request', 'code_verifier is required: the authorization request carried a code_challenge');
-      if (!VERIFIER.test(input.codeVerifier)) return new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
-      if (!verifierMatches(input.codeVerifier, code.codeChallenge)) return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+      if (input.codeVerifier === undefined)
+        return new OAuthError(
+          'invalid_request',
+          'code_verifier is required: the authorization request carried a code_challenge',
+        );
+      if (!VERIFIER.test(input.codeVerifier))
+        return new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+      if (!verifierMatches(input.codeVerifier, code.codeChallenge))
+        return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
     } else if (input.codeVerifier !== undefined) {
-      return new OAuthError('invalid_grant', 'code_verifier was sent but the authorization request carried no code_challenge');
+      return new OAuthError(
+        'invalid_grant',
+        'code_verifier was sent but the authorization request carried no code_challenge',
+      );
     }
-    await insertAccessToken(trx, { tokenHash: hashSecret(token), userId: code.userId, clientId: client.id, codeId: code.id, scope: code.scope, now });
+    await insertAccessToken(trx, {
+      tokenHash: hashSecret(token),
+      userId: code.userId,
+      clientId: client.id,
+      codeId: code.id,
+      scope: code.scope,
+      now,
+    });
     return { access_token: token, token_type: 'bearer', scope: code.scope };
   });
   if (outcome instanceof OAuthError) throw outcome;
@@ -241,11 +288,24 @@ export async function exchangeAuthorizationCode(
  *   `authorization_code`), and the errors of `exchangeAuthorizationCode`.
  */
 export async function tokenRequest(s: Services, input: EndpointInput, limits: FailureLimits): Promise<TokenResponse> {
-  const params = readParams(input.body, ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret']);
+  const params = readParams(input.body, [
+    'grant_type',
+    'code',
+    'redirect_uri',
+    'code_verifier',
+    'client_id',
+    'client_secret',
+  ]);
   const client = await authenticateRequestClient(s, input.authorization, params, input.ip, limits);
-  if (params.grant_type === undefined) throw new OAuthError('invalid_request', 'grant_type is required (authorization_code)');
-  if (params.grant_type !== 'authorization_code') throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code');
-  return exchangeAuthorizationCode(s, client, { code: params.code, redirectUri: params.redirect_uri, codeVerifier: params.code_verifier });
+  if (params.grant_type === undefined)
+    throw new OAuthError('invalid_request', 'grant_type is required (authorization_code)');
+  if (params.grant_type !== 'authorization_code')
+    throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code');
+  return exchangeAuthorizationCode(s, client, {
+    code: params.code,
+    redirectUri: params.redirect_uri,
+    codeVerifier: params.code_verifier,
+  });
 }
 
 /**

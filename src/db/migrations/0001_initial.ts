@@ -19,7 +19,9 @@ export function makeInitial(engine: Engine) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       let t = withId(db.schema.createTable('users'));
-      t = t.addColumn('username', 'text', (c) => c.notNull()).addColumn('username_key', 'text', (c) => c.notNull().unique());
+      t = t
+        .addColumn('username', 'text', (c) => c.notNull())
+        .addColumn('username_key', 'text', (c) => c.notNull().unique());
       for (const f of ['email', 'firstname', 'lastname', 'avatar', 'about', 'city', 'country', 'url']) t = str(t, f);
       await t
         .addColumn('password_hash', 'text')
@@ -46,7 +48,13 @@ export function makeInitial(engine: Engine) {
         .addColumn('deleted_at', big)
         .addCheckConstraint('things_one_owner', sql`(owner_user_id is null) <> (owner_identity is null)`)
         .execute();
-      await db.schema.createIndex('things_url_key').on('things').column('url_key').unique().where(sql.ref('deleted_at'), 'is', null).execute();
+      await db.schema
+        .createIndex('things_url_key')
+        .on('things')
+        .column('url_key')
+        .unique()
+        .where(sql.ref('deleted_at'), 'is', null)
+        .execute();
       await db.schema.createIndex('things_owner_user').on('things').columns(['owner_user_id', 'created_at']).execute();
       await db.schema.createIndex('things_owner_identity').on('things').column('owner_identity').execute();
       await db.schema.createIndex('things_created').on('things').column('created_at').execute();
@@ -169,8 +177,16 @@ export function makeInitial(engine: Engine) {
         .addColumn('thing_owner_user_id', big, (c) => c.references('users.id'))
         .addColumn('created_at', big, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('activities_actor').on('activities').columns(['actor_user_id', 'created_at']).execute();
-      await db.schema.createIndex('activities_owner').on('activities').columns(['thing_owner_user_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('activities_actor')
+        .on('activities')
+        .columns(['actor_user_id', 'created_at'])
+        .execute();
+      await db.schema
+        .createIndex('activities_owner')
+        .on('activities')
+        .columns(['thing_owner_user_id', 'created_at'])
+        .execute();
 
       await withId(db.schema.createTable('partners'))
         .addColumn('namespace', 'text', (c) => c.notNull().unique())
@@ -205,7 +221,11 @@ export function makeInitial(engine: Engine) {
         .addColumn('delivered_at', big)
         .addColumn('last_error', 'text')
         .execute();
-      await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+      await db.schema
+        .createIndex('webhook_deliveries_due')
+        .on('webhook_deliveries')
+        .columns(['status', 'next_attempt_at'])
+        .execute();
       await withId(db.schema.createTable('webhook_attempts'))
         .addColumn('delivery_id', big, (c) => c.notNull().references('webhook_deliveries.id'))
         .addColumn('attempted_at', big, (c) => c.notNull())

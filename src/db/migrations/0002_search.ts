@@ -34,7 +34,8 @@ function sqliteUrlText(ref: string): string {
 }
 
 /** The values a row of `ref` ('new' | 'old' | 'things') contributes to an FTS table. */
-const ftsValues = (ref: string) => `${ref}.id, ${ref}.title, ${ref}.description, ${ref}.tags, ${sqliteUrlText(`${ref}.url`)}`;
+const ftsValues = (ref: string) =>
+  `${ref}.id, ${ref}.title, ${ref}.description, ${ref}.tags, ${sqliteUrlText(`${ref}.url`)}`;
 
 /** SQLite trigger statements adding (`new`) or removing (`old`) a row to/from the FTS table it belongs in. */
 function sqliteFtsStatements(ref: 'new' | 'old'): string {
@@ -85,8 +86,12 @@ export function makeSearch(engine: Engine) {
             )
             .execute(db);
         }
-        await sql.raw(`create trigger things_fts_insert after insert on things begin ${sqliteFtsStatements('new')} end`).execute(db);
-        await sql.raw(`create trigger things_fts_delete after delete on things begin ${sqliteFtsStatements('old')} end`).execute(db);
+        await sql
+          .raw(`create trigger things_fts_insert after insert on things begin ${sqliteFtsStatements('new')} end`)
+          .execute(db);
+        await sql
+          .raw(`create trigger things_fts_delete after delete on things begin ${sqliteFtsStatements('old')} end`)
+          .execute(db);
         await sql
           .raw(
             `create trigger things_fts_update after update of ${FTS_COLUMNS}, hidden, deleted_at on things begin
@@ -94,8 +99,16 @@ export function makeSearch(engine: Engine) {
           )
           .execute(db);
         // Index the rows that are already there.
-        await sql.raw(`insert into things_fts(rowid, ${FTS_COLUMNS}) select ${ftsValues('things')} from things where deleted_at is null and hidden = 0`).execute(db);
-        await sql.raw(`insert into things_fts_hidden(rowid, ${FTS_COLUMNS}) select ${ftsValues('things')} from things where deleted_at is null and hidden <> 0`).execute(db);
+        await sql
+          .raw(
+            `insert into things_fts(rowid, ${FTS_COLUMNS}) select ${ftsValues('things')} from things where deleted_at is null and hidden = 0`,
+          )
+          .execute(db);
+        await sql
+          .raw(
+            `insert into things_fts_hidden(rowid, ${FTS_COLUMNS}) select ${ftsValues('things')} from things where deleted_at is null and hidden <> 0`,
+          )
+          .execute(db);
         return;
       }
       await sql`alter table things add column search_vector tsvector`.execute(db);

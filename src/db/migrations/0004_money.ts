@@ -15,7 +15,10 @@ export function makeMoney(engine: Engine) {
   const big = engine === 'postgres' ? 'bigint' : 'integer';
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable('ledger_entries').addColumn('tip_id', big, (c) => c.references('tips.id')).execute();
+      await db.schema
+        .alterTable('ledger_entries')
+        .addColumn('tip_id', big, (c) => c.references('tips.id'))
+        .execute();
       await db.schema.createIndex('ledger_entries_tip').on('ledger_entries').column('tip_id').execute();
       await db.schema.alterTable('periods').addColumn('renewed_at', big).execute();
       await db.schema
@@ -28,7 +31,11 @@ export function makeMoney(engine: Engine) {
         .addColumn('created_at', big, (c) => c.notNull())
         .addPrimaryKeyConstraint('subscription_renewals_pk', ['period', 'user_id', 'thing_id'])
         .execute();
-      await db.schema.createIndex('subscription_renewals_user').on('subscription_renewals').columns(['user_id', 'period']).execute();
+      await db.schema
+        .createIndex('subscription_renewals_user')
+        .on('subscription_renewals')
+        .columns(['user_id', 'period'])
+        .execute();
     },
   };
 }

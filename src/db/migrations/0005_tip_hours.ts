@@ -28,7 +28,10 @@ export function makeTipHours(engine: Engine) {
         .addPrimaryKeyConstraint('tip_hours_pk', ['thing_id', 'hour'])
         .execute();
       await db.schema.createIndex('tip_hours_hour').on('tip_hours').column('hour').execute();
-      const age = engine === 'postgres' ? sql`(created_at - (created_at / 3600) * 3600)::float8` : sql`(created_at - (created_at / 3600) * 3600) * 1.0`;
+      const age =
+        engine === 'postgres'
+          ? sql`(created_at - (created_at / 3600) * 3600)::float8`
+          : sql`(created_at - (created_at / 3600) * 3600) * 1.0`;
       await sql`insert into tip_hours (thing_id, hour, tips, first_at, last_at, weight)
         select thing_id, created_at / 3600, count(*), min(created_at), max(created_at), sum(power(2.0, ${age} / ${TREND_HALF_LIFE}))
         from tips group by thing_id, created_at / 3600`.execute(db);

@@ -64,12 +64,18 @@ export async function listActivities(
     ])
     .where('things.deleted_at', 'is', null)
     .where((eb) => eb.or([eb('things.hidden', '=', 0), eb('things.owner_user_id', '=', viewerId)]))
-    .where((eb) => eb.or([eb('activities.verb', '<>', 'like'), eb('actor.hide_tips', '=', 0), eb('actor.id', '=', viewerId)]));
+    .where((eb) =>
+      eb.or([eb('activities.verb', '<>', 'like'), eb('actor.hide_tips', '=', 0), eb('actor.id', '=', viewerId)]),
+    );
   query =
     q.direction === 'outgoing'
       ? query.where('activities.actor_user_id', '=', q.userId)
       : query.where('activities.thing_owner_user_id', '=', q.userId).where('activities.actor_user_id', '<>', q.userId);
-  const rows = await query.orderBy('activities.created_at', 'desc').orderBy('activities.id', 'desc').limit(q.limit).execute();
+  const rows = await query
+    .orderBy('activities.created_at', 'desc')
+    .orderBy('activities.id', 'desc')
+    .limit(q.limit)
+    .execute();
   return rows.map((r) => ({
     id: r.id,
     verb: r.verb as Verb,

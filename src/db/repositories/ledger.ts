@@ -24,10 +24,20 @@ export async function ensureAccount(ex: Executor, a: AccountRef, now: number): P
   const key = accountKey(a);
   await ex
     .insertInto('ledger_accounts')
-    .values({ account_key: key, kind: a.kind, user_id: a.userId ?? null, identity: a.identity ?? null, created_at: now })
+    .values({
+      account_key: key,
+      kind: a.kind,
+      user_id: a.userId ?? null,
+      identity: a.identity ?? null,
+      created_at: now,
+    })
     .onConflict((oc) => oc.column('account_key').doNothing())
     .execute();
-  const r = await ex.selectFrom('ledger_accounts').select('id').where('account_key', '=', key).executeTakeFirstOrThrow();
+  const r = await ex
+    .selectFrom('ledger_accounts')
+    .select('id')
+    .where('account_key', '=', key)
+    .executeTakeFirstOrThrow();
   return r.id;
 }
 
@@ -49,7 +59,13 @@ export async function postTransaction(
   }
   const inserted = await ex
     .insertInto('ledger_transactions')
-    .values({ kind: tx.kind, reference: tx.reference, period: tx.period ?? null, description: tx.description ?? '', created_at: tx.now })
+    .values({
+      kind: tx.kind,
+      reference: tx.reference,
+      period: tx.period ?? null,
+      description: tx.description ?? '',
+      created_at: tx.now,
+    })
     .onConflict((oc) => oc.column('reference').doNothing())
     .returning('id')
     .executeTakeFirst();
@@ -60,10 +76,22 @@ export async function postTransaction(
   for (const e of entries) refs.set(accountKey(e.account), e.account);
   await ex
     .insertInto('ledger_accounts')
-    .values([...refs].map(([key, a]) => ({ account_key: key, kind: a.kind, user_id: a.userId ?? null, identity: a.identity ?? null, created_at: tx.now })))
+    .values(
+      [...refs].map(([key, a]) => ({
+        account_key: key,
+        kind: a.kind,
+        user_id: a.userId ?? null,
+        identity: a.identity ?? null,
+        created_at: tx.now,
+      })),
+    )
     .onConflict((oc) => oc.column('account_key').doNothing())
     .execute();
-  const rows = await ex.selectFrom('ledger_accounts').select(['id', 'account_key']).where('account_key', 'in', [...refs.keys()]).execute();
+  const rows = await ex
+    .selectFrom('ledger_accounts')
+    .select(['id', 'account_key'])
+    .where('account_key', 'in', [...refs.keys()])
+    .execute();
   const ids = new Map(rows.map((r) => [r.account_key, r.id]));
   await ex
     .insertInto('ledger_entries')
@@ -80,18 +108,31 @@ export async function postTransaction(
   // Running balances, kept in step in the same transaction: one update per account touched.
   const deltas = new Map<string, number>();
   for (const e of entries) deltas.set(accountKey(e.account), (deltas.get(accountKey(e.account)) ?? 0) + e.amountCents);
-  const changed = [...deltas].filter(([, delta]) => delta !== 0).map(([key, delta]) => ({ id: ids.get(key)!, delta, account: refs.get(key)! }));
+  const changed = [...deltas]
+    .filter(([, delta]) => delta !== 0)
+    .map(([key, delta]) => ({ id: ids.get(key)!, delta, account: refs.get(key)! }));
   if (changed.length > 0) {
-    const cases = sql.join(changed.map((c) => sql`when ${c.id} then cast(${c.delta} as bigint)`), sql` `);
+    const cases = sql.join(
+      changed.map((c) => sql`when ${c.id} then cast(${c.delta} as bigint)`),
+      sql` `,
+    );
     await ex
       .updateTable('ledger_accounts')
       .set({ balance_cents: sql`balance_cents + case id ${cases} end` })
-      .where('id', 'in', changed.map((c) => c.id))
+      .where(
+        'id',
+        'in',
+        changed.map((c) => c.id),
+      )
       .execute();
   }
   for (const c of changed) {
     if (c.account.kind === 'balance' && c.account.userId !== undefined) {
-      await ex.updateTable('users').set({ balance_cents: sql`balance_cents + ${c.delta}` }).where('id', '=', c.account.userId).execute();
+      await ex
+        .updateTable('users')
+        .set({ balance_cents: sql`balance_cents + ${c.delta}` })
+        .where('id', '=', c.account.userId)
+        .execute();
     }
   }
   return true;
@@ -99,13 +140,21 @@ export async function postTransaction(
 
 /** True when a transaction with this idempotency `reference` has been posted. */
 export async function hasTransaction(ex: Executor, reference: string): Promise<boolean> {
-  const r = await ex.selectFrom('ledger_transactions').select('id').where('reference', '=', reference).executeTakeFirst();
+  const r = await ex
+    .selectFrom('ledger_transactions')
+    .select('id')
+    .where('reference', '=', reference)
+    .executeTakeFirst();
   return r !== undefined;
 }
 
 /** An account's balance in cents (0 when the account was never used). */
 export async function accountBalance(ex: Executor, a: AccountRef): Promise<number> {
-  const r = await ex.selectFrom('ledger_accounts').select('balance_cents').where('account_key', '=', accountKey(a)).executeTakeFirst();
+  const r = await ex
+    .selectFrom('ledger_accounts')
+    .select('balance_cents')
+    .where('account_key', '=', accountKey(a))
+    .executeTakeFirst();
   return r?.balance_cents ?? 0;
 }
 
@@ -114,7 +163,10 @@ export async function accountBalance(ex: Executor, a: AccountRef): Promise<numbe
  * by the period of their transaction (null for transactions without a period, e.g. claims of held
  * shares), oldest first. `tips` counts the tips paid for.
  */
-export async function earningsByPeriod(ex: Executor, userId: number): Promise<{ period: string | null; cents: number; tips: number }[]> {
+export async function earningsByPeriod(
+  ex: Executor,
+  userId: number,
+): Promise<{ period: string | null; cents: number; tips: number }[]> {
   const rows = await ex
     .selectFrom('ledger_entries as e')
     .innerJoin('ledger_accounts as a', 'a.id', 'e.account_id')

@@ -72,7 +72,15 @@ function toCodeRecord(r: Selectable<OauthCodesTable>): CodeRecord {
 
 export async function insertClient(
   ex: Executor,
-  c: { clientId: string; secretHash: string; name: string; callbackDomain: string; redirectUris?: string[]; ownerUserId: number | null; now: number },
+  c: {
+    clientId: string;
+    secretHash: string;
+    name: string;
+    callbackDomain: string;
+    redirectUris?: string[];
+    ownerUserId: number | null;
+    now: number;
+  },
 ): Promise<ClientRecord> {
   const r = await ex
     .insertInto('oauth_clients')
@@ -92,7 +100,12 @@ export async function insertClient(
 
 /** The live (not deleted) client with this public id. */
 export async function findLiveClient(ex: Executor, clientId: string): Promise<ClientRecord | undefined> {
-  const r = await ex.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).where('deleted_at', 'is', null).executeTakeFirst();
+  const r = await ex
+    .selectFrom('oauth_clients')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   return r ? toClientRecord(r) : undefined;
 }
 
@@ -122,11 +135,20 @@ export async function findLiveClientsByOwner(ex: Executor, ownerUserId: number):
 }
 
 export async function updateClientSecret(ex: Executor, id: number, secretHash: string, now: number): Promise<void> {
-  await ex.updateTable('oauth_clients').set({ secret_hash: secretHash, updated_at: now }).where('id', '=', id).execute();
+  await ex
+    .updateTable('oauth_clients')
+    .set({ secret_hash: secretHash, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Replaces a live client's registered redirect URIs (`[]`: none) and records the time; true when it was live. */
-export async function updateClientRedirectUris(ex: Executor, id: number, redirectUris: string[], now: number): Promise<boolean> {
+export async function updateClientRedirectUris(
+  ex: Executor,
+  id: number,
+  redirectUris: string[],
+  now: number,
+): Promise<boolean> {
   const r = await ex
     .updateTable('oauth_clients')
     .set({ redirect_uris: JSON.stringify(redirectUris), updated_at: now })
@@ -138,13 +160,27 @@ export async function updateClientRedirectUris(ex: Executor, id: number, redirec
 
 /** Marks a client deleted; true when it was live. */
 export async function markClientDeleted(ex: Executor, id: number, now: number): Promise<boolean> {
-  const r = await ex.updateTable('oauth_clients').set({ deleted_at: now, updated_at: now }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  const r = await ex
+    .updateTable('oauth_clients')
+    .set({ deleted_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 
 /** Revokes every live token of a client (optionally of one user only); returns how many. */
-export async function revokeClientTokens(ex: Executor, clientRowId: number, now: number, userId?: number): Promise<number> {
-  let q = ex.updateTable('access_tokens').set({ revoked_at: now }).where('client_id', '=', clientRowId).where('revoked_at', 'is', null);
+export async function revokeClientTokens(
+  ex: Executor,
+  clientRowId: number,
+  now: number,
+  userId?: number,
+): Promise<number> {
+  let q = ex
+    .updateTable('access_tokens')
+    .set({ revoked_at: now })
+    .where('client_id', '=', clientRowId)
+    .where('revoked_at', 'is', null);
   if (userId !== undefined) q = q.where('user_id', '=', userId);
   const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows);
@@ -152,7 +188,12 @@ export async function revokeClientTokens(ex: Executor, clientRowId: number, now:
 
 /** Revokes every live token issued from one authorization code; returns how many. */
 export async function revokeCodeTokens(ex: Executor, codeId: number, now: number): Promise<number> {
-  const r = await ex.updateTable('access_tokens').set({ revoked_at: now }).where('code_id', '=', codeId).where('revoked_at', 'is', null).executeTakeFirst();
+  const r = await ex
+    .updateTable('access_tokens')
+    .set({ revoked_at: now })
+    .where('code_id', '=', codeId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
 
@@ -160,7 +201,9 @@ export async function revokeCodeTokens(ex: Executor, codeId: number, now: number
 export async function findAuthorizedClients(
   ex: Executor,
   userId: number,
-): Promise<{ client: ClientRecord; scopes: string[]; firstAuthorizedAt: number; lastAuthorizedAt: number; tokens: number }[]> {
+): Promise<
+  { client: ClientRecord; scopes: string[]; firstAuthorizedAt: number; lastAuthorizedAt: number; tokens: number }[]
+> {
   const rows = await ex
     .selectFrom('access_tokens')
     .innerJoin('oauth_clients', 'oauth_clients.id', 'access_tokens.client_id')
@@ -172,7 +215,10 @@ export async function findAuthorizedClients(
     .orderBy('access_tokens.created_at')
     .orderBy('access_tokens.id')
     .execute();
-  const byClient = new Map<number, { client: ClientRecord; scopes: Set<string>; first: number; last: number; tokens: number }>();
+  const byClient = new Map<
+    number,
+    { client: ClientRecord; scopes: Set<string>; first: number; last: number; tokens: number }
+  >();
   for (const r of rows) {
     const id = Number(r.id);
     const created = Number(r.token_created_at);
@@ -235,7 +281,11 @@ export async function insertCode(
  * @returns how many were deleted.
  */
 export async function deleteUnusedExpiredCodes(ex: Executor, before: number): Promise<number> {
-  const r = await ex.deleteFrom('oauth_codes').where('used_at', 'is', null).where('expires_at', '<', before).executeTakeFirst();
+  const r = await ex
+    .deleteFrom('oauth_codes')
+    .where('used_at', 'is', null)
+    .where('expires_at', '<', before)
+    .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 
@@ -262,7 +312,12 @@ export async function claimCode(ex: Executor, codeId: number, now: number): Prom
 }
 
 /** Expires the unused, unexpired codes one user granted to one client (revocation); returns how many. */
-export async function expireUnusedCodes(ex: Executor, clientRowId: number, userId: number, now: number): Promise<number> {
+export async function expireUnusedCodes(
+  ex: Executor,
+  clientRowId: number,
+  userId: number,
+  now: number,
+): Promise<number> {
   const r = await ex
     .updateTable('oauth_codes')
     .set({ expires_at: now })
@@ -275,7 +330,10 @@ export async function expireUnusedCodes(ex: Executor, clientRowId: number, userI
 }
 
 /** The live token with this hash: its id and client (oauth_clients.id, null for operator tokens). */
-export async function findLiveTokenByHash(ex: Executor, tokenHash: string): Promise<{ id: number; clientId: number | null } | undefined> {
+export async function findLiveTokenByHash(
+  ex: Executor,
+  tokenHash: string,
+): Promise<{ id: number; clientId: number | null } | undefined> {
   const r = await ex
     .selectFrom('access_tokens')
     .select(['id', 'client_id'])
@@ -286,5 +344,10 @@ export async function findLiveTokenByHash(ex: Executor, tokenHash: string): Prom
 }
 
 export async function revokeTokenById(ex: Executor, id: number, now: number): Promise<void> {
-  await ex.updateTable('access_tokens').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await ex
+    .updateTable('access_tokens')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
 }

@@ -62,7 +62,15 @@ function toPartner(r: PartnerRow): PartnerRecord {
 /** Inserts a partner. @throws a unique violation when the namespace is taken. */
 export async function insertPartner(
   ex: Executor,
-  p: { namespace: string; clientRowId: number; webhookUrl: string; events: string[]; signingSecret: string; allowPrivateWebhook: boolean; now: number },
+  p: {
+    namespace: string;
+    clientRowId: number;
+    webhookUrl: string;
+    events: string[];
+    signingSecret: string;
+    allowPrivateWebhook: boolean;
+    now: number;
+  },
 ): Promise<number> {
   const r = await ex
     .insertInto('partners')
@@ -116,7 +124,9 @@ export async function updatePartnerRow(
       ...(changes.webhookUrl !== undefined ? { webhook_url: changes.webhookUrl } : {}),
       ...(changes.events !== undefined ? { events: changes.events.join(',') } : {}),
       ...(changes.signingSecret !== undefined ? { signing_secret: changes.signingSecret } : {}),
-      ...(changes.allowPrivateWebhook !== undefined ? { allow_private_webhook: changes.allowPrivateWebhook ? 1 : 0 } : {}),
+      ...(changes.allowPrivateWebhook !== undefined
+        ? { allow_private_webhook: changes.allowPrivateWebhook ? 1 : 0 }
+        : {}),
     })
     .where('id', '=', id)
     .execute();
@@ -137,8 +147,15 @@ export async function deletePartnerRow(ex: Executor, id: number): Promise<void> 
 }
 
 /** The user who verified `identity`, or undefined when nobody has. */
-export async function findIdentityOwner(ex: Executor, identity: string): Promise<{ userId: number; partnerId: number | null; claimedAt: number } | undefined> {
-  const r = await ex.selectFrom('identities').select(['user_id', 'partner_id', 'claimed_at']).where('identity', '=', identity).executeTakeFirst();
+export async function findIdentityOwner(
+  ex: Executor,
+  identity: string,
+): Promise<{ userId: number; partnerId: number | null; claimedAt: number } | undefined> {
+  const r = await ex
+    .selectFrom('identities')
+    .select(['user_id', 'partner_id', 'claimed_at'])
+    .where('identity', '=', identity)
+    .executeTakeFirst();
   return r && { userId: r.user_id, partnerId: r.partner_id, claimedAt: r.claimed_at };
 }
 
@@ -147,7 +164,10 @@ export async function findIdentityOwner(ex: Executor, identity: string): Promise
  * @returns false when the identity is already recorded (for this or another user): the primary
  *   key makes concurrent claims of one identity end with exactly one row.
  */
-export async function insertIdentity(ex: Executor, r: { identity: string; userId: number; partnerId: number | null; now: number }): Promise<boolean> {
+export async function insertIdentity(
+  ex: Executor,
+  r: { identity: string; userId: number; partnerId: number | null; now: number },
+): Promise<boolean> {
   const inserted = await ex
     .insertInto('identities')
     .values({ identity: r.identity, user_id: r.userId, partner_id: r.partnerId, claimed_at: r.now })
@@ -161,7 +181,12 @@ export async function insertIdentity(ex: Executor, r: { identity: string; userId
  * Gives every pending thing of `identity` to `userId` (owner_user_id set, owner_identity cleared).
  * @returns the ids of the things claimed.
  */
-export async function claimPendingThings(ex: Executor, identity: string, userId: number, now: number): Promise<number[]> {
+export async function claimPendingThings(
+  ex: Executor,
+  identity: string,
+  userId: number,
+  now: number,
+): Promise<number[]> {
   const rows = await ex
     .updateTable('things')
     .set({ owner_user_id: userId, owner_identity: null, updated_at: now })
@@ -173,7 +198,11 @@ export async function claimPendingThings(ex: Executor, identity: string, userId:
 }
 
 /** Pending things of an identity (not deleted), newest first, at most `limit`. */
-export async function listPendingThings(ex: Executor, identity: string, limit: number): Promise<{ id: number; url: string; title: string; tips: number }[]> {
+export async function listPendingThings(
+  ex: Executor,
+  identity: string,
+  limit: number,
+): Promise<{ id: number; url: string; title: string; tips: number }[]> {
   return ex
     .selectFrom('things')
     .select(['id', 'url', 'title', 'tips'])

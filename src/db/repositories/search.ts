@@ -122,7 +122,10 @@ function matches(engine: Engine, c: SearchCriteria, words: string[] | undefined,
         where.push(sql`things.owner_user_id = ${c.viewerUserId}`, ...columns);
       } else if (columns.length) {
         // Rows of things_fts are visible things: the condition only lets SQLite use things_visible.
-        join = c.urlKey === undefined ? sql`join things indexed by things_visible on things.id = ${fts}.rowid` : sql`join things on things.id = ${fts}.rowid`;
+        join =
+          c.urlKey === undefined
+            ? sql`join things indexed by things_visible on things.id = ${fts}.rowid`
+            : sql`join things on things.id = ${fts}.rowid`;
         where.push(sql`things.deleted_at is null and things.hidden = 0`, ...columns);
       }
       if (c.tags) where.push(tagCondition(c.tags, sql`${fts}.rowid`, true));
@@ -140,20 +143,24 @@ function matches(engine: Engine, c: SearchCriteria, words: string[] | undefined,
       sql`select things.id as id, ${rank} as rank from ${from} where ${and([sql`things.deleted_at is null`, ...visibility, ...filters])}`;
     const visible = engine === 'sqlite' && c.urlKey === undefined ? sql`things indexed by things_visible` : sql`things`;
     parts.push(part(visible, [sql`things.hidden = 0`]));
-    if (c.viewerUserId !== undefined) parts.push(part(sql`things`, [sql`things.owner_user_id = ${c.viewerUserId}`, sql`things.hidden <> 0`]));
+    if (c.viewerUserId !== undefined)
+      parts.push(part(sql`things`, [sql`things.owner_user_id = ${c.viewerUserId}`, sql`things.hidden <> 0`]));
   }
   return parts.length === 1 ? parts[0]! : sql`${parts[0]!} union all ${parts[1]!}`;
 }
 
 /** `power(2.0, <seconds> / TREND_HALF_LIFE)` with the division in floating point on both engines. */
 function pow2(engine: Engine, seconds: RawBuilder<unknown>): RawBuilder<unknown> {
-  return engine === 'postgres' ? sql`power(2.0, (${seconds})::float8 / ${TREND_HALF_LIFE})` : sql`power(2.0, (${seconds}) * 1.0 / ${TREND_HALF_LIFE})`;
+  return engine === 'postgres'
+    ? sql`power(2.0, (${seconds})::float8 / ${TREND_HALF_LIFE})`
+    : sql`power(2.0, (${seconds}) * 1.0 / ${TREND_HALF_LIFE})`;
 }
 
 /** The window (since, now] of a windowed sort or `trend`, and whether it is `trend`; undefined for the others. */
 function windowOf(c: SearchCriteria): { since: number; trend: boolean } | undefined {
   if (c.sort === 'trend') return { since: c.now - TREND_WINDOW, trend: true };
-  if (c.sort === 'tips_month' || c.sort === 'tips_week' || c.sort === 'tips_day') return { since: c.now - SORT_WINDOWS[c.sort], trend: false };
+  if (c.sort === 'tips_month' || c.sort === 'tips_week' || c.sort === 'tips_day')
+    return { since: c.now - SORT_WINDOWS[c.sort], trend: false };
   return undefined;
 }
 
@@ -175,7 +182,8 @@ function hourScore(engine: Engine, c: SearchCriteria, w: { since: number; trend:
 }
 
 /** The tip_hours rows a window can touch: hours from the one holding `since` to the one holding `now`. */
-const hoursOf = (c: SearchCriteria, w: { since: number }) => sql`h.hour >= ${Math.floor(w.since / 3600)} and h.hour <= ${Math.floor(c.now / 3600)}`;
+const hoursOf = (c: SearchCriteria, w: { since: number }) =>
+  sql`h.hour >= ${Math.floor(w.since / 3600)} and h.hour <= ${Math.floor(c.now / 3600)}`;
 
 /**
  * The per-thing scores of a tip-based sort as a relation `(thing_id, score)` holding only things
@@ -207,8 +215,10 @@ function scores(engine: Engine, c: SearchCriteria): RawBuilder<unknown> | undefi
  */
 function matchScore(engine: Engine, c: SearchCriteria, thingId: RawBuilder<unknown>): RawBuilder<unknown> | undefined {
   const w = windowOf(c);
-  if (w) return sql`(select coalesce(sum(${hourScore(engine, c, w)}), 0) from tip_hours as h where h.thing_id = ${thingId} and ${hoursOf(c, w)})`;
-  if (c.sort === 'tips') return sql`(select coalesce(sum(h.tips), 0) from tip_hours as h where h.thing_id = ${thingId})`;
+  if (w)
+    return sql`(select coalesce(sum(${hourScore(engine, c, w)}), 0) from tip_hours as h where h.thing_id = ${thingId} and ${hoursOf(c, w)})`;
+  if (c.sort === 'tips')
+    return sql`(select coalesce(sum(h.tips), 0) from tip_hours as h where h.thing_id = ${thingId})`;
   return undefined;
 }
 
@@ -227,8 +237,16 @@ function reader(database: Database): Read {
  * the matches are counted, on SQLite's read thread right after the page (Database.offThreadThen:
  * one wait in the threads' queue, not two).
  */
-async function pageAndTotal(database: Database, c: SearchCriteria, m: RawBuilder<unknown>, order: RawBuilder<unknown>, offset: number): Promise<SearchPage> {
-  const page = sql<{ id: number | string }>`select m.id as id from (${m}) as m order by ${order} limit ${c.count} offset ${offset}`;
+async function pageAndTotal(
+  database: Database,
+  c: SearchCriteria,
+  m: RawBuilder<unknown>,
+  order: RawBuilder<unknown>,
+  offset: number,
+): Promise<SearchPage> {
+  const page = sql<{
+    id: number | string;
+  }>`select m.id as id from (${m}) as m order by ${order} limit ${c.count} offset ${offset}`;
   const counted = countOf(m);
   const when = { minRows: c.count, ifEmpty: offset > 0 };
   const needsCount = (found: number) => found >= when.minRows || (when.ifEmpty && found === 0);
@@ -236,7 +254,10 @@ async function pageAndTotal(database: Database, c: SearchCriteria, m: RawBuilder
   let rows: { id: number | string }[];
   let countRows: { n: number | string }[] | undefined;
   if (offThreadThen) {
-    ({ rows, followUpRows: countRows } = await offThreadThen(page.compile(db), { query: counted.compile(db), ...when }));
+    ({ rows, followUpRows: countRows } = await offThreadThen(page.compile(db), {
+      query: counted.compile(db),
+      ...when,
+    }));
   } else {
     rows = (await page.execute(db)).rows;
     if (needsCount(rows.length)) countRows = (await counted.execute(db)).rows;
@@ -253,7 +274,8 @@ async function ids(read: Read, query: RawBuilder<unknown>): Promise<number[]> {
 }
 
 /** How many rows `query` has, as a one-row relation `(n)`. */
-const countOf = (query: RawBuilder<unknown>) => sql<{ n: number | string }>`select count(*) as n from (${query}) as counted`;
+const countOf = (query: RawBuilder<unknown>) =>
+  sql<{ n: number | string }>`select count(*) as n from (${query}) as counted`;
 
 async function count(read: Read, query: RawBuilder<unknown>): Promise<number> {
   const rows = await read(countOf(query));
@@ -329,15 +351,29 @@ function matchOrder(c: SearchCriteria, perMatch: RawBuilder<unknown> | undefined
  * A tip sort without words: the scored things (few) drive, the matches are one set to probe (not
  * a join per match); then the unscored matches, newest first.
  */
-async function scoredSearch(read: Read, c: SearchCriteria, m: RawBuilder<unknown>, scored: RawBuilder<unknown>, offset: number): Promise<SearchPage> {
+async function scoredSearch(
+  read: Read,
+  c: SearchCriteria,
+  m: RawBuilder<unknown>,
+  scored: RawBuilder<unknown>,
+  offset: number,
+): Promise<SearchPage> {
   const total = await count(read, m);
   if (total <= offset) return { total, ids: [] };
   const scoredMatches = sql`select s.thing_id as id, s.score as score from (${scored}) as s where s.thing_id in (select m.id from (${m}) as m)`;
   const scoredTotal = await count(read, scoredMatches);
-  const pageIds = offset < scoredTotal ? await ids(read, sql`${scoredMatches} order by s.score desc, s.thing_id desc limit ${c.count} offset ${offset}`) : [];
+  const pageIds =
+    offset < scoredTotal
+      ? await ids(read, sql`${scoredMatches} order by s.score desc, s.thing_id desc limit ${c.count} offset ${offset}`)
+      : [];
   if (pageIds.length < c.count) {
     const rest = sql`select m.id as id from (${m}) as m where m.id not in (select thing_id from (${scored}) as s)`;
-    pageIds.push(...(await ids(read, sql`${rest} order by m.id desc limit ${c.count - pageIds.length} offset ${Math.max(0, offset - scoredTotal)}`)));
+    pageIds.push(
+      ...(await ids(
+        read,
+        sql`${rest} order by m.id desc limit ${c.count - pageIds.length} offset ${Math.max(0, offset - scoredTotal)}`,
+      )),
+    );
   }
   return { total, ids: pageIds };
 }
@@ -347,9 +383,20 @@ async function scoredSearch(read: Read, c: SearchCriteria, m: RawBuilder<unknown
  * — count, score and page in one query (`count(*) over ()`); the matches of a word search are
  * few enough to order whole. A second query counts only when the page is past the end.
  */
-async function postgresWordSearch(read: Read, engine: Engine, c: SearchCriteria, m: RawBuilder<unknown>, offset: number): Promise<SearchPage> {
+async function postgresWordSearch(
+  read: Read,
+  engine: Engine,
+  c: SearchCriteria,
+  m: RawBuilder<unknown>,
+  offset: number,
+): Promise<SearchPage> {
   const order = matchOrder(c, matchScore(engine, c, sql`m.id`));
-  const rows = await read(sql<{ id: number | string; total: number | string }>`select m.id as id, count(*) over () as total from (${m}) as m order by ${order} limit ${c.count} offset ${offset}`);
+  const rows = await read(
+    sql<{
+      id: number | string;
+      total: number | string;
+    }>`select m.id as id, count(*) over () as total from (${m}) as m order by ${order} limit ${c.count} offset ${offset}`,
+  );
   if (rows.length === 0) return { total: offset === 0 ? 0 : await count(read, m), ids: [] };
   return { total: Number(rows[0]!.total), ids: rows.map((row) => Number(row.id)) };
 }

@@ -23,7 +23,13 @@ export async function insertSession(
 ): Promise<void> {
   await ex
     .insertInto('sessions')
-    .values({ id_hash: s.idHash, user_id: s.userId, csrf_token: s.csrfSecret, created_at: s.createdAt, expires_at: s.expiresAt })
+    .values({
+      id_hash: s.idHash,
+      user_id: s.userId,
+      csrf_token: s.csrfSecret,
+      created_at: s.createdAt,
+      expires_at: s.expiresAt,
+    })
     .execute();
 }
 
@@ -32,7 +38,14 @@ export async function findLiveSession(ex: Executor, idHash: string, now: number)
   const r = await ex
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select(['sessions.id_hash', 'sessions.user_id', 'sessions.csrf_token', 'sessions.created_at', 'sessions.expires_at', 'users.username'])
+    .select([
+      'sessions.id_hash',
+      'sessions.user_id',
+      'sessions.csrf_token',
+      'sessions.created_at',
+      'sessions.expires_at',
+      'users.username',
+    ])
     .where('sessions.id_hash', '=', idHash)
     .where('sessions.expires_at', '>', now)
     .executeTakeFirst();
@@ -54,6 +67,10 @@ export async function deleteSession(ex: Executor, idHash: string): Promise<void>
 
 /** Deletes a user's sessions that expired at or before `now` (tidied at each log-in); returns how many. */
 export async function deleteExpiredSessions(ex: Executor, userId: number, now: number): Promise<number> {
-  const r = await ex.deleteFrom('sessions').where('user_id', '=', userId).where('expires_at', '<=', now).executeTakeFirst();
+  const r = await ex
+    .deleteFrom('sessions')
+    .where('user_id', '=', userId)
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
   return Number(r.numDeletedRows);
 }

@@ -27,15 +27,38 @@ export interface SubscriptionRecord {
   startedAt: number;
 }
 
-function toSubscriptionRecord(r: { id: number; user_id: number; thing_id: number; active: number; created_at: number; started_at: number }): SubscriptionRecord {
-  return { id: r.id, userId: r.user_id, thingId: r.thing_id, active: r.active === 1, createdAt: r.created_at, startedAt: r.started_at };
+function toSubscriptionRecord(r: {
+  id: number;
+  user_id: number;
+  thing_id: number;
+  active: number;
+  created_at: number;
+  started_at: number;
+}): SubscriptionRecord {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    thingId: r.thing_id,
+    active: r.active === 1,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+  };
 }
 
 const SUBSCRIPTION_COLUMNS = ['id', 'user_id', 'thing_id', 'active', 'created_at', 'started_at'] as const;
 
 /** The subscription of `userId` to `thingId`, if any. */
-export async function findSubscription(ex: Executor, userId: number, thingId: number): Promise<SubscriptionRecord | undefined> {
-  const r = await ex.selectFrom('subscriptions').select(SUBSCRIPTION_COLUMNS).where('user_id', '=', userId).where('thing_id', '=', thingId).executeTakeFirst();
+export async function findSubscription(
+  ex: Executor,
+  userId: number,
+  thingId: number,
+): Promise<SubscriptionRecord | undefined> {
+  const r = await ex
+    .selectFrom('subscriptions')
+    .select(SUBSCRIPTION_COLUMNS)
+    .where('user_id', '=', userId)
+    .where('thing_id', '=', thingId)
+    .executeTakeFirst();
   return r && toSubscriptionRecord(r);
 }
 
@@ -44,10 +67,20 @@ export async function findSubscription(ex: Executor, userId: number, thingId: nu
  * thing, so concurrent requests cannot both create one).
  * @returns the new id, or undefined when the user was already subscribed.
  */
-export async function insertSubscription(ex: Executor, s: { userId: number; thingId: number; now: number }): Promise<number | undefined> {
+export async function insertSubscription(
+  ex: Executor,
+  s: { userId: number; thingId: number; now: number },
+): Promise<number | undefined> {
   const r = await ex
     .insertInto('subscriptions')
-    .values({ user_id: s.userId, thing_id: s.thingId, active: 1, created_at: s.now, started_at: s.now, updated_at: s.now })
+    .values({
+      user_id: s.userId,
+      thing_id: s.thingId,
+      active: 1,
+      created_at: s.now,
+      started_at: s.now,
+      updated_at: s.now,
+    })
     .onConflict((oc) => oc.columns(['user_id', 'thing_id']).doNothing())
     .returning('id')
     .executeTakeFirst();
@@ -58,7 +91,12 @@ export async function insertSubscription(ex: Executor, s: { userId: number; thin
  * Toggles a subscription in one statement: active → paused; paused → active with started_at = now.
  * @returns the new state (true = active), or undefined when there is no subscription.
  */
-export async function toggleSubscription(ex: Executor, userId: number, thingId: number, now: number): Promise<boolean | undefined> {
+export async function toggleSubscription(
+  ex: Executor,
+  userId: number,
+  thingId: number,
+  now: number,
+): Promise<boolean | undefined> {
   const r = await ex
     .updateTable('subscriptions')
     .set({
@@ -75,7 +113,11 @@ export async function toggleSubscription(ex: Executor, userId: number, thingId: 
 
 /** Deletes a subscription. @returns false when there was none. */
 export async function deleteSubscription(ex: Executor, userId: number, thingId: number): Promise<boolean> {
-  const r = await ex.deleteFrom('subscriptions').where('user_id', '=', userId).where('thing_id', '=', thingId).executeTakeFirst();
+  const r = await ex
+    .deleteFrom('subscriptions')
+    .where('user_id', '=', userId)
+    .where('thing_id', '=', thingId)
+    .executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }
 
@@ -117,10 +159,20 @@ export async function listSubscriptionsToRenew(ex: Executor, period: string): Pr
  * Claims the renewal of a subscription for a period (outcome 'pending' until set).
  * @returns false when it was already claimed (renewed, or being renewed by another run).
  */
-export async function claimRenewal(ex: Executor, r: { period: string; userId: number; thingId: number; now: number }): Promise<boolean> {
+export async function claimRenewal(
+  ex: Executor,
+  r: { period: string; userId: number; thingId: number; now: number },
+): Promise<boolean> {
   const row = await ex
     .insertInto('subscription_renewals')
-    .values({ period: r.period, user_id: r.userId, thing_id: r.thingId, outcome: 'pending', tip_id: null, created_at: r.now })
+    .values({
+      period: r.period,
+      user_id: r.userId,
+      thing_id: r.thingId,
+      outcome: 'pending',
+      tip_id: null,
+      created_at: r.now,
+    })
     .onConflict((oc) => oc.columns(['period', 'user_id', 'thing_id']).doNothing())
     .returning('period')
     .executeTakeFirst();

@@ -136,14 +136,23 @@ export const joinTags = (tags: string[]): string => tags.join(',');
 
 async function writeTags(ex: Executor, thingId: number, tags: string[]): Promise<void> {
   const keys = [...new Set(tags.map((t) => t.toLowerCase()))];
-  if (keys.length) await ex.insertInto('thing_tags').values(keys.map((tag) => ({ thing_id: thingId, tag }))).execute();
+  if (keys.length)
+    await ex
+      .insertInto('thing_tags')
+      .values(keys.map((tag) => ({ thing_id: thingId, tag })))
+      .execute();
 }
 
 /**
  * Inserts a thing with its tags.
  * @throws a unique violation when a live thing already has the same url_key.
  */
-export async function insertThing(ex: Executor, t: NewThing, owner: { userId: number } | { identity: string }, now: number): Promise<number> {
+export async function insertThing(
+  ex: Executor,
+  t: NewThing,
+  owner: { userId: number } | { identity: string },
+  now: number,
+): Promise<number> {
   const r = await ex
     .insertInto('things')
     .values({
@@ -171,7 +180,8 @@ export async function insertThing(ex: Executor, t: NewThing, owner: { userId: nu
 /** Applies validated changes and sets updated_at. */
 export async function updateThing(ex: Executor, id: number, changes: Partial<ThingFields>, now: number): Promise<void> {
   const values: Record<string, unknown> = { updated_at: now };
-  for (const k of ['title', 'description', 'category', 'language'] as const) if (changes[k] !== undefined) values[k] = changes[k];
+  for (const k of ['title', 'description', 'category', 'language'] as const)
+    if (changes[k] !== undefined) values[k] = changes[k];
   if (changes.hidden !== undefined) values.hidden = changes.hidden ? 1 : 0;
   if (changes.tags !== undefined) values.tags = joinTags(changes.tags);
   await ex.updateTable('things').set(values).where('id', '=', id).execute();

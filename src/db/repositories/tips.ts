@@ -15,33 +15,56 @@ import { THING_COLUMNS, toThingRecord } from './things.ts';
  */
 export async function insertTipOnce(
   ex: Executor,
-  tip: { thingId: number; tipperId: number; period: string; now: number; source: 'api' | 'subscription'; clientId: number | null },
+  tip: {
+    thingId: number;
+    tipperId: number;
+    period: string;
+    now: number;
+    source: 'api' | 'subscription';
+    clientId: number | null;
+  },
 ): Promise<number | undefined> {
   const [r] = await insertTipStatement(ex, tip.thingId, tip.tipperId, tip.period, tip.now, tip.source, tip.clientId);
   if (!r) return undefined;
   const hour = Math.floor(tip.now / 3600);
-  await countTipHourStatement(ex, tip.thingId, hour, tip.now, tip.now, 2 ** ((tip.now - hour * 3600) / TREND_HALF_LIFE));
+  await countTipHourStatement(
+    ex,
+    tip.thingId,
+    hour,
+    tip.now,
+    tip.now,
+    2 ** ((tip.now - hour * 3600) / TREND_HALF_LIFE),
+  );
   noteTipsChanged();
   return r.id;
 }
 
 /** One statement: the tip in its thing's hour of tip_hours (migration 0005_tip_hours). */
-const countTipHourStatement = precompiled((ex: Executor, thingId: number, hour: number, firstAt: number, lastAt: number, weight: number) =>
-  ex
-    .insertInto('tip_hours')
-    .values({ thing_id: thingId, hour, tips: 1, first_at: firstAt, last_at: lastAt, weight })
-    .onConflict((oc) =>
-      oc.columns(['thing_id', 'hour']).doUpdateSet({
-        tips: sql`tip_hours.tips + 1`,
-        first_at: sql`case when excluded.first_at < tip_hours.first_at then excluded.first_at else tip_hours.first_at end`,
-        last_at: sql`case when excluded.last_at > tip_hours.last_at then excluded.last_at else tip_hours.last_at end`,
-        weight: sql`tip_hours.weight + excluded.weight`,
-      }),
-    ),
+const countTipHourStatement = precompiled(
+  (ex: Executor, thingId: number, hour: number, firstAt: number, lastAt: number, weight: number) =>
+    ex
+      .insertInto('tip_hours')
+      .values({ thing_id: thingId, hour, tips: 1, first_at: firstAt, last_at: lastAt, weight })
+      .onConflict((oc) =>
+        oc.columns(['thing_id', 'hour']).doUpdateSet({
+          tips: sql`tip_hours.tips + 1`,
+          first_at: sql`case when excluded.first_at < tip_hours.first_at then excluded.first_at else tip_hours.first_at end`,
+          last_at: sql`case when excluded.last_at > tip_hours.last_at then excluded.last_at else tip_hours.last_at end`,
+          weight: sql`tip_hours.weight + excluded.weight`,
+        }),
+      ),
 );
 
 const insertTipStatement = precompiled(
-  (ex: Executor, thingId: number, tipperId: number, period: string, now: number, source: string, clientId: number | null) =>
+  (
+    ex: Executor,
+    thingId: number,
+    tipperId: number,
+    period: string,
+    now: number,
+    source: string,
+    clientId: number | null,
+  ) =>
     ex
       .insertInto('tips')
       .values({ thing_id: thingId, tipper_id: tipperId, period, created_at: now, source, client_id: clientId })
@@ -67,7 +90,13 @@ const countTipStatement = precompiled((ex: Executor, thingId: number, tipperId: 
  * tip on the thing in any period, `last_tip_at` = now.
  * @returns the thing's tip count after this tip.
  */
-export async function countTipOnThing(ex: Executor, thingId: number, tipperId: number, period: string, now: number): Promise<number> {
+export async function countTipOnThing(
+  ex: Executor,
+  thingId: number,
+  tipperId: number,
+  period: string,
+  now: number,
+): Promise<number> {
   const [r] = await countTipStatement(ex, thingId, tipperId, period, now);
   if (!r) throw new Error(`thing ${thingId} vanished while being tipped`);
   noteThingsChanged([thingId], false); // its counters changed, not what a search matches
@@ -75,7 +104,12 @@ export async function countTipOnThing(ex: Executor, thingId: number, tipperId: n
 }
 
 /** Of `thingIds`, those `userId` tipped in `period` (the per-viewer `tipped` field). */
-export async function tippedThingIds(ex: Executor, userId: number, thingIds: number[], period: string): Promise<Set<number>> {
+export async function tippedThingIds(
+  ex: Executor,
+  userId: number,
+  thingIds: number[],
+  period: string,
+): Promise<Set<number>> {
   if (thingIds.length === 0) return new Set();
   const rows = await ex
     .selectFrom('tips')
@@ -125,7 +159,12 @@ function toTipRecord(r: TipRow): TipRecord {
  * Tips given by a user, newest first. Tips on deleted things are left out, and tips on hidden
  * things unless `viewerId` (undefined: anonymous) owns the thing.
  */
-export async function listTipsByTipper(ex: Executor, tipperId: number, viewerId: number | undefined, page: PageRequest): Promise<TipRecord[]> {
+export async function listTipsByTipper(
+  ex: Executor,
+  tipperId: number,
+  viewerId: number | undefined,
+  page: PageRequest,
+): Promise<TipRecord[]> {
   const rows = await selectTips(ex, viewerId)
     .where('tips.tipper_id', '=', tipperId)
     .orderBy('tips.created_at', 'desc')
@@ -141,7 +180,12 @@ export async function listTipsByTipper(ex: Executor, tipperId: number, viewerId:
  * viewer's own; none at all when the thing is hidden and `viewerId` (undefined: anonymous) does
  * not own it.
  */
-export async function listTipsOnThing(ex: Executor, thingId: number, viewerId: number | undefined, page: PageRequest): Promise<TipRecord[]> {
+export async function listTipsOnThing(
+  ex: Executor,
+  thingId: number,
+  viewerId: number | undefined,
+  page: PageRequest,
+): Promise<TipRecord[]> {
   const rows = await selectTips(ex, viewerId)
     .where('tips.thing_id', '=', thingId)
     .where((eb) => eb.or([eb('tipper.hide_tips', '=', 0), eb('tipper.id', '=', viewerId ?? -1)]))

@@ -27,7 +27,13 @@ const principalByTokenHash = precompiled((ex: Executor, tokenHash: string) =>
   ex
     .selectFrom('access_tokens')
     .innerJoin('users', 'users.id', 'access_tokens.user_id')
-    .select(['access_tokens.id', 'access_tokens.user_id', 'access_tokens.client_id', 'access_tokens.scope', 'users.username'])
+    .select([
+      'access_tokens.id',
+      'access_tokens.user_id',
+      'access_tokens.client_id',
+      'access_tokens.scope',
+      'users.username',
+    ])
     .where('access_tokens.token_hash', '=', tokenHash)
     .where('access_tokens.revoked_at', 'is', null),
 );

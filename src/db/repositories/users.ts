@@ -28,7 +28,11 @@ export function toUserRecord(r: Selectable<UsersTable>): UserRecord {
 export async function findUserByUsername(ex: Executor, username: string): Promise<UserRecord | undefined> {
   // No username holds NUL, and PostgreSQL refuses it in a text parameter (a 500 otherwise).
   if (username.includes('\u0000')) return undefined;
-  const r = await ex.selectFrom('users').selectAll().where('username_key', '=', username.toLowerCase()).executeTakeFirst();
+  const r = await ex
+    .selectFrom('users')
+    .selectAll()
+    .where('username_key', '=', username.toLowerCase())
+    .executeTakeFirst();
   return r && toUserRecord(r);
 }
 
@@ -40,7 +44,11 @@ export async function findUserById(ex: Executor, id: number): Promise<UserRecord
 export async function findUsersByIds(ex: Executor, ids: number[]): Promise<Map<number, UserRecord>> {
   const out = new Map<number, UserRecord>();
   if (ids.length === 0) return out;
-  const rows = await ex.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await ex
+    .selectFrom('users')
+    .selectAll()
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   for (const r of rows) out.set(r.id, toUserRecord(r));
   return out;
 }
@@ -80,7 +88,9 @@ export interface Means {
 const meansStatement = precompiled((ex: Executor, userId: number, period: string) =>
   ex
     .selectFrom('users')
-    .leftJoin('period_budgets', (join) => join.onRef('period_budgets.user_id', '=', 'users.id').on('period_budgets.period', '=', period))
+    .leftJoin('period_budgets', (join) =>
+      join.onRef('period_budgets.user_id', '=', 'users.id').on('period_budgets.period', '=', period),
+    )
     .select(['users.balance_cents', 'users.budget_cents', 'period_budgets.budget_cents as period_budget_cents'])
     .where('users.id', '=', userId),
 );
@@ -91,18 +101,25 @@ export async function findMeans(ex: Executor, userId: number, period: string): P
   return r && { balanceCents: r.balance_cents, budgetCents: r.budget_cents, periodBudgetCents: r.period_budget_cents };
 }
 
-const fixPeriodBudgetStatement = precompiled((ex: Executor, userId: number, period: string, budgetCents: number, now: number) =>
-  ex
-    .insertInto('period_budgets')
-    .values({ user_id: userId, period, budget_cents: budgetCents, fixed_at: now })
-    .onConflict((oc) => oc.columns(['user_id', 'period']).doNothing()),
+const fixPeriodBudgetStatement = precompiled(
+  (ex: Executor, userId: number, period: string, budgetCents: number, now: number) =>
+    ex
+      .insertInto('period_budgets')
+      .values({ user_id: userId, period, budget_cents: budgetCents, fixed_at: now })
+      .onConflict((oc) => oc.columns(['user_id', 'period']).doNothing()),
 );
 
 /**
  * Fixes a user's budget for `period` at `budgetCents` (cents; `now` in Unix seconds), unless it is
  * fixed already: the first tip of the period calls it, in the tip's transaction.
  */
-export async function fixPeriodBudget(ex: Executor, userId: number, period: string, budgetCents: number, now: number): Promise<void> {
+export async function fixPeriodBudget(
+  ex: Executor,
+  userId: number,
+  period: string,
+  budgetCents: number,
+  now: number,
+): Promise<void> {
   await fixPeriodBudgetStatement(ex, userId, period, budgetCents, now);
 }
 

@@ -100,7 +100,14 @@ export async function insertDelivery(
  * other.
  * @returns the claimed deliveries, oldest due first.
  */
-export async function claimDueDeliveries(ex: Executor, engine: Engine, worker: string, now: number, leaseSeconds: number, limit: number): Promise<DeliveryRecord[]> {
+export async function claimDueDeliveries(
+  ex: Executor,
+  engine: Engine,
+  worker: string,
+  now: number,
+  leaseSeconds: number,
+  limit: number,
+): Promise<DeliveryRecord[]> {
   let candidates = ex
     .selectFrom('webhook_deliveries')
     .select('id')
@@ -130,7 +137,13 @@ export async function insertAttempt(
 ): Promise<void> {
   await ex
     .insertInto('webhook_attempts')
-    .values({ delivery_id: a.deliveryId, attempted_at: a.attemptedAt, status_code: a.statusCode, error: a.error, duration_ms: a.durationMs })
+    .values({
+      delivery_id: a.deliveryId,
+      attempted_at: a.attemptedAt,
+      status_code: a.statusCode,
+      error: a.error,
+      duration_ms: a.durationMs,
+    })
     .execute();
 }
 
@@ -183,8 +196,20 @@ export async function listDeliveries(ex: Executor, partnerId: number, limit: num
 /** The attempts of some deliveries, oldest first. */
 export async function listAttempts(ex: Executor, deliveryIds: number[]): Promise<AttemptRecord[]> {
   if (deliveryIds.length === 0) return [];
-  const rows = await ex.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('id').execute();
-  return rows.map((r) => ({ id: r.id, deliveryId: r.delivery_id, attemptedAt: r.attempted_at, statusCode: r.status_code, error: r.error, durationMs: r.duration_ms }));
+  const rows = await ex
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    deliveryId: r.delivery_id,
+    attemptedAt: r.attempted_at,
+    statusCode: r.status_code,
+    error: r.error,
+    durationMs: r.duration_ms,
+  }));
 }
 
 /**
@@ -204,6 +229,10 @@ export async function requeueDelivery(ex: Executor, id: number, now: number): Pr
 
 /** Pending deliveries (the outbox depth). */
 export async function countPending(ex: Executor): Promise<number> {
-  const r = await ex.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow();
+  const r = await ex
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }

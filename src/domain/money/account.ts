@@ -23,7 +23,10 @@ export const MAX_BUDGET_CENTS = 1_000_000;
 export async function setMonthlyBudget(s: Services, userId: number, cents: unknown): Promise<number> {
   const value = typeof cents === 'string' && /^\s*\d{1,15}\s*$/.test(cents) ? Number(cents) : cents;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_BUDGET_CENTS) {
-    throw new ValidationError(`The monthly budget must be a whole number of cents from 0 to ${MAX_BUDGET_CENTS}`, 'users');
+    throw new ValidationError(
+      `The monthly budget must be a whole number of cents from 0 to ${MAX_BUDGET_CENTS}`,
+      'users',
+    );
   }
   const r = await s.database.db
     .updateTable('users')
@@ -83,7 +86,9 @@ export interface MoneySummary {
 /** Earnings of a user per period, oldest first, credits without a period last. */
 export async function getEarningsByPeriod(s: Services, userId: number): Promise<EarningsInPeriod[]> {
   const rows = await earningsByPeriod(s.database.db, userId);
-  return rows.sort((a, b) => (a.period === b.period ? 0 : a.period === null ? 1 : b.period === null ? -1 : a.period < b.period ? -1 : 1));
+  return rows.sort((a, b) =>
+    a.period === b.period ? 0 : a.period === null ? 1 : b.period === null ? -1 : a.period < b.period ? -1 : 1,
+  );
 }
 
 /**

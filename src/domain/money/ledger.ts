@@ -51,24 +51,41 @@ export async function checkLedger(s: Services): Promise<LedgerBreach[]> {
   const unbalanced = await db
     .selectFrom('ledger_transactions as t')
     .leftJoin('ledger_entries as e', 'e.transaction_id', 't.id')
-    .select((eb) => ['t.id', 't.reference', eb.fn.count<number | string>('e.id').as('n'), eb.fn.coalesce(eb.fn.sum<number | string>('e.amount_cents'), sql<number>`0`).as('sum')])
+    .select((eb) => [
+      't.id',
+      't.reference',
+      eb.fn.count<number | string>('e.id').as('n'),
+      eb.fn.coalesce(eb.fn.sum<number | string>('e.amount_cents'), sql<number>`0`).as('sum'),
+    ])
     .groupBy(['t.id', 't.reference'])
-    .having((eb) => eb.or([eb(eb.fn.count('e.id'), '=', 0), eb(eb.fn.coalesce(eb.fn.sum('e.amount_cents'), sql`0`), '<>', 0)]))
+    .having((eb) =>
+      eb.or([eb(eb.fn.count('e.id'), '=', 0), eb(eb.fn.coalesce(eb.fn.sum('e.amount_cents'), sql`0`), '<>', 0)]),
+    )
     .orderBy('t.id')
     .execute();
   for (const t of unbalanced) {
-    add('transaction', Number(t.n) === 0 ? `transaction ${t.id} (${t.reference}) has no entries` : `transaction ${t.id} (${t.reference}) entries sum to ${Number(t.sum)} cents, not 0`);
+    add(
+      'transaction',
+      Number(t.n) === 0
+        ? `transaction ${t.id} (${t.reference}) has no entries`
+        : `transaction ${t.id} (${t.reference}) entries sum to ${Number(t.sum)} cents, not 0`,
+    );
   }
 
   const drifted = await db
     .selectFrom('ledger_accounts as a')
     .leftJoin('ledger_entries as e', 'e.account_id', 'a.id')
-    .select((eb) => ['a.account_key', 'a.balance_cents', eb.fn.coalesce(eb.fn.sum<number | string>('e.amount_cents'), sql<number>`0`).as('sum')])
+    .select((eb) => [
+      'a.account_key',
+      'a.balance_cents',
+      eb.fn.coalesce(eb.fn.sum<number | string>('e.amount_cents'), sql<number>`0`).as('sum'),
+    ])
     .groupBy(['a.id', 'a.account_key', 'a.balance_cents'])
     .having((eb) => eb(eb.fn.coalesce(eb.fn.sum('e.amount_cents'), sql`0`), '<>', eb.ref('a.balance_cents')))
     .orderBy('a.account_key')
     .execute();
-  for (const a of drifted) add('account', `account ${a.account_key} says ${a.balance_cents} cents but its entries sum to ${Number(a.sum)}`);
+  for (const a of drifted)
+    add('account', `account ${a.account_key} says ${a.balance_cents} cents but its entries sum to ${Number(a.sum)}`);
 
   const users = await db
     .selectFrom('users as u')
@@ -77,7 +94,11 @@ export async function checkLedger(s: Services): Promise<LedgerBreach[]> {
     .where((eb) => eb(eb.fn.coalesce('a.balance_cents', sql<number>`0`), '<>', eb.ref('u.balance_cents')))
     .orderBy('u.id')
     .execute();
-  for (const u of users) add('user_balance', `user ${u.username} (id ${u.id}) has balance_cents ${u.balance_cents} but the balance account holds ${u.account_cents ?? 0}`);
+  for (const u of users)
+    add(
+      'user_balance',
+      `user ${u.username} (id ${u.id}) has balance_cents ${u.balance_cents} but the balance account holds ${u.account_cents ?? 0}`,
+    );
 
   const wrongSign = await db
     .selectFrom('ledger_accounts')
@@ -90,7 +111,11 @@ export async function checkLedger(s: Services): Promise<LedgerBreach[]> {
     )
     .orderBy('account_key')
     .execute();
-  for (const a of wrongSign) add('sign', `${a.kind} account ${a.account_key} is ${a.balance_cents < 0 ? 'negative' : 'positive'}: ${a.balance_cents} cents`);
+  for (const a of wrongSign)
+    add(
+      'sign',
+      `${a.kind} account ${a.account_key} is ${a.balance_cents < 0 ? 'negative' : 'positive'}: ${a.balance_cents} cents`,
+    );
 
   await checkPeriods(s, add);
   return breaches;
@@ -100,7 +125,9 @@ async function checkPeriods(s: Services, add: (invariant: string, message: strin
   const db = s.database.db;
   const periods = await db.selectFrom('periods').selectAll().orderBy('period').execute();
   const status = new Map(periods.map((p) => [p.period, p.status]));
-  for (const p of periods) if (p.status === 'settled' && p.settled_at === null) add('period', `period ${p.period} is settled but has no settled_at`);
+  for (const p of periods)
+    if (p.status === 'settled' && p.settled_at === null)
+      add('period', `period ${p.period} is settled but has no settled_at`);
 
   const settlementPeriods = await db
     .selectFrom('ledger_transactions')
@@ -110,7 +137,11 @@ async function checkPeriods(s: Services, add: (invariant: string, message: strin
     .execute();
   for (const { period } of settlementPeriods) {
     const st = period === null ? undefined : status.get(period);
-    if (st !== 'settling' && st !== 'settled') add('period', `settlement transactions exist for period ${period ?? '(none)'}, which was never claimed for settlement`);
+    if (st !== 'settling' && st !== 'settled')
+      add(
+        'period',
+        `settlement transactions exist for period ${period ?? '(none)'}, which was never claimed for settlement`,
+      );
   }
 
   const misplaced = await db
@@ -122,13 +153,18 @@ async function checkPeriods(s: Services, add: (invariant: string, message: strin
     .where((eb) =>
       eb.or([
         eb('tips.period', '<>', eb.ref('t.period')),
-        eb('t.reference', '<>', sql<string>`cast('settle:' as text) || tips.period || cast(':' as text) || cast(tips.tipper_id as text)`),
+        eb(
+          't.reference',
+          '<>',
+          sql<string>`cast('settle:' as text) || tips.period || cast(':' as text) || cast(tips.tipper_id as text)`,
+        ),
       ]),
     )
     .orderBy('e.id')
     .limit(100)
     .execute();
-  for (const m of misplaced) add('period', `${m.reference} pays for tip ${m.tip_id}, which is not a tip of that tipper in that period`);
+  for (const m of misplaced)
+    add('period', `${m.reference} pays for tip ${m.tip_id}, which is not a tip of that tipper in that period`);
 
   const wrongDebit = await db
     .selectFrom('ledger_entries as e')
@@ -137,7 +173,11 @@ async function checkPeriods(s: Services, add: (invariant: string, message: strin
     .select(['t.reference', 'a.account_key'])
     .where('t.kind', '=', 'settlement')
     .where('e.tip_id', 'is', null)
-    .where('a.account_key', '<>', sql<string>`cast('balance:user:' as text) || substr(t.reference, ${'settle:YYYY-MM:'.length + 1})`)
+    .where(
+      'a.account_key',
+      '<>',
+      sql<string>`cast('balance:user:' as text) || substr(t.reference, ${'settle:YYYY-MM:'.length + 1})`,
+    )
     .limit(100)
     .execute();
   for (const w of wrongDebit) add('period', `${w.reference} debits ${w.account_key}, not the tipper's balance`);
@@ -146,7 +186,9 @@ async function checkPeriods(s: Services, add: (invariant: string, message: strin
     .selectFrom('ledger_entries as e')
     .innerJoin('ledger_transactions as t', 't.id', 'e.transaction_id')
     .innerJoin('ledger_accounts as a', 'a.id', 'e.account_id')
-    .innerJoin('period_budgets as b', (join) => join.onRef('b.user_id', '=', 'a.user_id').onRef('b.period', '=', 't.period'))
+    .innerJoin('period_budgets as b', (join) =>
+      join.onRef('b.user_id', '=', 'a.user_id').onRef('b.period', '=', 't.period'),
+    )
     .select(['t.reference', 'e.amount_cents', 'b.budget_cents'])
     .where('t.kind', '=', 'settlement')
     .where('e.tip_id', 'is', null)
@@ -154,7 +196,8 @@ async function checkPeriods(s: Services, add: (invariant: string, message: strin
     .orderBy('e.id')
     .limit(100)
     .execute();
-  for (const o of overBudget) add('period', `${o.reference} debits ${-o.amount_cents} cents, more than the period's budget of ${o.budget_cents}`);
+  for (const o of overBudget)
+    add('period', `${o.reference} debits ${-o.amount_cents} cents, more than the period's budget of ${o.budget_cents}`);
 
   for (const p of periods.filter((x) => x.status === 'settled')) {
     const unsettled = await db
@@ -175,7 +218,8 @@ async function checkPeriods(s: Services, add: (invariant: string, message: strin
       .orderBy('tips.id')
       .limit(100)
       .execute();
-    for (const t of unsettled) add('period', `period ${p.period} is settled but tip ${t.id} (user ${t.tipper_id}) has no settlement share`);
+    for (const t of unsettled)
+      add('period', `period ${p.period} is settled but tip ${t.id} (user ${t.tipper_id}) has no settlement share`);
 
     const doubled = await db
       .selectFrom('ledger_entries as e')
@@ -187,18 +231,26 @@ async function checkPeriods(s: Services, add: (invariant: string, message: strin
       .groupBy('e.tip_id')
       .having((eb) => eb.fn.count('e.id'), '>', 1)
       .execute();
-    for (const d of doubled) add('period', `tip ${d.tip_id} of period ${p.period} has ${Number(d.n)} settlement shares`);
+    for (const d of doubled)
+      add('period', `tip ${d.tip_id} of period ${p.period} has ${Number(d.n)} settlement shares`);
 
     const uneven = await db
       .selectFrom('ledger_entries as e')
       .innerJoin('ledger_transactions as t', 't.id', 'e.transaction_id')
-      .select((eb) => ['t.reference', eb.fn.min<number>('e.amount_cents').as('lo'), eb.fn.max<number>('e.amount_cents').as('hi')])
+      .select((eb) => [
+        't.reference',
+        eb.fn.min<number>('e.amount_cents').as('lo'),
+        eb.fn.max<number>('e.amount_cents').as('hi'),
+      ])
       .where('t.kind', '=', 'settlement')
       .where('t.period', '=', p.period)
       .where('e.tip_id', 'is not', null)
       .groupBy('t.reference')
-      .having((eb) => eb.or([eb(eb.fn.min('e.amount_cents'), '<', 0), eb(sql`max(e.amount_cents) - min(e.amount_cents)`, '>', 1)]))
+      .having((eb) =>
+        eb.or([eb(eb.fn.min('e.amount_cents'), '<', 0), eb(sql`max(e.amount_cents) - min(e.amount_cents)`, '>', 1)]),
+      )
       .execute();
-    for (const u of uneven) add('period', `${u.reference}: shares range from ${u.lo} to ${u.hi} cents (must be ≥ 0 and differ by at most 1)`);
+    for (const u of uneven)
+      add('period', `${u.reference}: shares range from ${u.lo} to ${u.hi} cents (must be ≥ 0 and differ by at most 1)`);
   }
 }

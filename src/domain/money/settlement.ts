@@ -126,7 +126,12 @@ interface TipToSettle {
  * (the share goes to the new owner's earnings) or waits for this transaction (and then moves the
  * share just held). SQLite's write transactions are serial already.
  */
-async function tipsToSettle(ex: Executor, engine: 'sqlite' | 'postgres', tipperId: number, period: string): Promise<TipToSettle[]> {
+async function tipsToSettle(
+  ex: Executor,
+  engine: 'sqlite' | 'postgres',
+  tipperId: number,
+  period: string,
+): Promise<TipToSettle[]> {
   const query = ex
     .selectFrom('tips')
     .innerJoin('things', 'things.id', 'tips.thing_id')
@@ -151,7 +156,11 @@ async function pendingTippers(ex: Executor, period: string): Promise<number[]> {
         exists(
           selectFrom('ledger_transactions')
             .select('ledger_transactions.id')
-            .where('ledger_transactions.reference', '=', sql<string>`cast(${`settle:${period}:`} as text) || cast(${sql.ref('tips.tipper_id')} as text)`),
+            .where(
+              'ledger_transactions.reference',
+              '=',
+              sql<string>`cast(${`settle:${period}:`} as text) || cast(${sql.ref('tips.tipper_id')} as text)`,
+            ),
         ),
       ),
     )
@@ -161,7 +170,9 @@ async function pendingTippers(ex: Executor, period: string): Promise<number[]> {
 }
 
 function shareAccount(t: TipToSettle): AccountRef {
-  return t.ownerUserId !== null ? { kind: 'earnings', userId: t.ownerUserId } : { kind: 'held', identity: t.ownerIdentity ?? '' };
+  return t.ownerUserId !== null
+    ? { kind: 'earnings', userId: t.ownerUserId }
+    : { kind: 'held', identity: t.ownerIdentity ?? '' };
 }
 
 /**
@@ -180,7 +191,13 @@ async function settleTipper(trx: Executor, s: Services, period: string, tipperId
   const shares = splitEvenly(amount, tips.length);
   const posted = await postTransaction(
     trx,
-    { kind: 'settlement', reference, period, description: `settlement of ${period}: ${tips.length} tips of user ${tipperId}`, now: s.clock.now() },
+    {
+      kind: 'settlement',
+      reference,
+      period,
+      description: `settlement of ${period}: ${tips.length} tips of user ${tipperId}`,
+      now: s.clock.now(),
+    },
     [
       { account: { kind: 'balance', userId: tipperId }, amountCents: -amount },
       ...tips.map((t, i) => ({ account: shareAccount(t), amountCents: shares[i]!, tipId: t.id })),
@@ -201,9 +218,20 @@ export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promi
   if (s.clock.now() < periodBounds(period).end) throw new PeriodNotEndedError(period);
   const worker = opts.worker ?? workerId();
   const db = s.database.db;
-  const report: SettlementReport = { period, status: 'settled', alreadySettled: false, tippersSettled: 0, tippersSkipped: 0, centsMoved: 0 };
+  const report: SettlementReport = {
+    period,
+    status: 'settled',
+    alreadySettled: false,
+    tippersSettled: 0,
+    tippersSkipped: 0,
+    centsMoved: 0,
+  };
 
-  await db.insertInto('periods').values({ period }).onConflict((oc) => oc.column('period').doNothing()).execute();
+  await db
+    .insertInto('periods')
+    .values({ period })
+    .onConflict((oc) => oc.column('period').doNothing())
+    .execute();
   const now = s.clock.now();
   const claim = await db
     .updateTable('periods')
@@ -215,7 +243,12 @@ export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promi
   if (Number(claim.numUpdatedRows) === 0) {
     const row = await db.selectFrom('periods').selectAll().where('period', '=', period).executeTakeFirstOrThrow();
     if (row.status === 'settled') return { ...report, alreadySettled: true };
-    return { ...report, status: 'busy', claimedBy: row.locked_by ?? undefined, claimedUntil: row.locked_until ?? undefined };
+    return {
+      ...report,
+      status: 'busy',
+      claimedBy: row.locked_by ?? undefined,
+      claimedUntil: row.locked_until ?? undefined,
+    };
   }
 
   try {
@@ -241,7 +274,8 @@ export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promi
           await opts.onTipperSettled?.(report.tippersSettled);
         }
       }
-      if (report.tippersSettled + report.tippersSkipped === settledBeforePass) throw new Error(`settlement of ${period} made no progress`);
+      if (report.tippersSettled + report.tippersSkipped === settledBeforePass)
+        throw new Error(`settlement of ${period} made no progress`);
     }
     const done = await db
       .updateTable('periods')
@@ -253,7 +287,12 @@ export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promi
   } catch (err) {
     if (err instanceof ClaimLostError) {
       const row = await db.selectFrom('periods').selectAll().where('period', '=', period).executeTakeFirstOrThrow();
-      return { ...report, status: row.status === 'settled' ? 'settled' : 'busy', claimedBy: row.locked_by ?? undefined, claimedUntil: row.locked_until ?? undefined };
+      return {
+        ...report,
+        status: row.status === 'settled' ? 'settled' : 'busy',
+        claimedBy: row.locked_by ?? undefined,
+        claimedUntil: row.locked_until ?? undefined,
+      };
     }
     throw err;
   }
@@ -284,7 +323,14 @@ export async function unsettledPeriods(s: Services): Promise<string[]> {
     .distinct()
     .where('tips.period', '<', current)
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('periods').select('periods.period').whereRef('periods.period', '=', 'tips.period').where('periods.status', '=', 'settled'))),
+      not(
+        exists(
+          selectFrom('periods')
+            .select('periods.period')
+            .whereRef('periods.period', '=', 'tips.period')
+            .where('periods.status', '=', 'settled'),
+        ),
+      ),
     )
     .orderBy('tips.period')
     .execute();

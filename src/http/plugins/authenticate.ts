@@ -32,7 +32,9 @@ export function registerAuthentication(app: FastifyInstance, services: Services)
     const m = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
     if (!m) {
       const message = 'The Authorization header must be "Bearer <access token>"';
-      request.authFailure = /^Bearer(\s|$)/i.test(header) ? new InvalidTokenError(message) : new UnauthorizedError(message);
+      request.authFailure = /^Bearer(\s|$)/i.test(header)
+        ? new InvalidTokenError(message)
+        : new UnauthorizedError(message);
       return;
     }
     const principal = await resolveToken(services, m[1]!);

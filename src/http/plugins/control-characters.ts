@@ -19,7 +19,10 @@ import { hasControlCharacters } from '../../domain/input.ts';
 export class ControlCharacterError extends DomainError {
   constructor(where: 'query' | 'path' | 'body', name: string) {
     const place = where === 'query' ? 'The query parameter' : where === 'path' ? 'The path segment' : 'The field';
-    super(where === 'query' ? 'invalid_parameters' : 'invalid_request', `${place} ${printable(name)} holds a control character or malformed text`);
+    super(
+      where === 'query' ? 'invalid_parameters' : 'invalid_request',
+      `${place} ${printable(name)} holds a control character or malformed text`,
+    );
   }
 }
 

@@ -5,7 +5,13 @@
  * (the request's transaction has already rolled back).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, InsufficientScopeError, InvalidTokenError, type DocsSection, type ErrorCode } from '../../domain/errors.ts';
+import {
+  DomainError,
+  InsufficientScopeError,
+  InvalidTokenError,
+  type DocsSection,
+  type ErrorCode,
+} from '../../domain/errors.ts';
 
 export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -61,7 +67,8 @@ export function errorUri(publicUrl: string, section: DocsSection): string {
  * is valid (`no_means`, refused verification) or absent carries no error code (RFC 6750 §3.1).
  */
 export function bearerChallenge(err: DomainError): string {
-  if (err instanceof InsufficientScopeError) return `Bearer realm="tipjar", error="insufficient_scope", scope="${err.scope}"`;
+  if (err instanceof InsufficientScopeError)
+    return `Bearer realm="tipjar", error="insufficient_scope", scope="${err.scope}"`;
   if (err instanceof InvalidTokenError) return `Bearer realm="tipjar", error="${err.bearerError}"`;
   return 'Bearer realm="tipjar"';
 }
@@ -70,9 +77,19 @@ export function bearerChallenge(err: DomainError): string {
  * Sends `err` in the error shape with its status, and `WWW-Authenticate` on every 401 (see
  * bearerChallenge) unless the caller set a challenge of its own (e.g. `/metrics`' realm).
  */
-export function sendDomainError(reply: FastifyReply, publicUrl: string, err: DomainError, status = STATUS[err.code]): FastifyReply {
-  if ((status === 401 || err instanceof InsufficientScopeError) && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', bearerChallenge(err));
-  const body: ErrorBody = { error: err.code, error_description: err.message, error_uri: errorUri(publicUrl, err.section) };
+export function sendDomainError(
+  reply: FastifyReply,
+  publicUrl: string,
+  err: DomainError,
+  status = STATUS[err.code],
+): FastifyReply {
+  if ((status === 401 || err instanceof InsufficientScopeError) && !reply.hasHeader('www-authenticate'))
+    reply.header('www-authenticate', bearerChallenge(err));
+  const body: ErrorBody = {
+    error: err.code,
+    error_description: err.message,
+    error_uri: errorUri(publicUrl, err.section),
+  };
   return reply.code(status).type('application/json;charset=utf-8').send(body);
 }
 
@@ -81,7 +98,10 @@ function fromFastifyError(err: FastifyError): DomainError | undefined {
   if (err.validation) return new DomainError('invalid_parameters', err.message);
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new DomainError('invalid_request', 'Unsupported Content-Type: send application/json or application/x-www-form-urlencoded');
+      return new DomainError(
+        'invalid_request',
+        'Unsupported Content-Type: send application/json or application/x-www-form-urlencoded',
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new DomainError('invalid_request', 'The request body is too large');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -105,10 +125,16 @@ function fromFastifyError(err: FastifyError): DomainError | undefined {
 export function registerErrorHandling(
   app: FastifyInstance,
   publicUrl: string,
-  htmlPage?: (request: FastifyRequest, reply: FastifyReply, status: number, message: string) => FastifyReply | undefined,
+  htmlPage?: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    message: string,
+  ) => FastifyReply | undefined,
 ): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof DomainError) return htmlPage?.(request, reply, STATUS[err.code], err.message) ?? sendDomainError(reply, publicUrl, err);
+    if (err instanceof DomainError)
+      return htmlPage?.(request, reply, STATUS[err.code], err.message) ?? sendDomainError(reply, publicUrl, err);
     const mapped = fromFastifyError(err);
     if (mapped) {
       const status = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 413 : STATUS[mapped.code];
@@ -126,6 +152,7 @@ export function registerErrorHandling(
   });
   app.setNotFoundHandler(
     (request, reply) =>
-      htmlPage?.(request, reply, 404, 'There is no page at this address.') ?? sendDomainError(reply, publicUrl, new DomainError('not_found', 'The resource was not found')),
+      htmlPage?.(request, reply, 404, 'There is no page at this address.') ??
+      sendDomainError(reply, publicUrl, new DomainError('not_found', 'The resource was not found')),
   );
 }

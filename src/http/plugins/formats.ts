@@ -10,7 +10,16 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError, InvalidParametersError } from '../../domain/errors.ts';
-import { CONTENT_TYPE, describeFormats, negotiate, RESOURCE_FORMATS, JSONP_TYPE, splitSuffix, TEXT_XML_TYPE, type Format } from '../../formats/negotiation.ts';
+import {
+  CONTENT_TYPE,
+  describeFormats,
+  negotiate,
+  RESOURCE_FORMATS,
+  JSONP_TYPE,
+  splitSuffix,
+  TEXT_XML_TYPE,
+  type Format,
+} from '../../formats/negotiation.ts';
 import { toXml } from '../../formats/xml.ts';
 import { single } from '../../domain/input.ts';
 
@@ -64,7 +73,10 @@ export function registerFormats(app: FastifyInstance): void {
     const available = request.routeOptions.config.formats ?? RESOURCE_FORMATS;
     const chosen = negotiate(available, suffixes.get(request.raw), request.headers.accept, request.jsonp !== undefined);
     if (!chosen) {
-      throw new DomainError('not_acceptable', `No format of this resource matches the request; it is available as ${describeFormats(available)}`);
+      throw new DomainError(
+        'not_acceptable',
+        `No format of this resource matches the request; it is available as ${describeFormats(available)}`,
+      );
     }
     request.format = chosen.format;
     if (chosen.textXml) (request as FastifyRequest & { textXml?: boolean }).textXml = true;
@@ -74,7 +86,8 @@ export function registerFormats(app: FastifyInstance): void {
     let type = String(reply.getHeader('content-type') ?? '');
     if (typeof payload !== 'string' || !type) return payload;
     // Fastify appends `; charset=utf-8` to every *json type; activity streams are sent as the spec writes it.
-    if (type.startsWith(CONTENT_TYPE.as) && type !== CONTENT_TYPE.as) reply.header('content-type', (type = CONTENT_TYPE.as));
+    if (type.startsWith(CONTENT_TYPE.as) && type !== CONTENT_TYPE.as)
+      reply.header('content-type', (type = CONTENT_TYPE.as));
     // 406 and other errors raised before negotiation stay JSON.
     if (request.format === 'xml' && type.startsWith('application/json') && reply.statusCode !== 406) {
       const textXml = (request as FastifyRequest & { textXml?: boolean }).textXml;

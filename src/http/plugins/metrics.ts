@@ -44,7 +44,13 @@ export interface MetricsAccess {
  * `GET /metrics` on `app` itself when `access.onPublicPort` (behind the token).
  * @param publicUrl origin for the `error_uri` of a refused scrape.
  */
-export function registerMetrics(app: FastifyInstance, services: Services, access: MetricsAccess, publicUrl: string, opts: { defaultMetrics?: boolean } = {}): void {
+export function registerMetrics(
+  app: FastifyInstance,
+  services: Services,
+  access: MetricsAccess,
+  publicUrl: string,
+  opts: { defaultMetrics?: boolean } = {},
+): void {
   const registry = new Registry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const requests = new Histogram({
@@ -120,7 +126,11 @@ function metricsHandler(registry: Registry, token: string | undefined, publicUrl
       const presented = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1];
       if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
         reply.header('www-authenticate', 'Bearer realm="metrics"');
-        return sendDomainError(reply, publicUrl, new UnauthorizedError('Scraping the metrics needs Authorization: Bearer <METRICS_TOKEN>', 'api'));
+        return sendDomainError(
+          reply,
+          publicUrl,
+          new UnauthorizedError('Scraping the metrics needs Authorization: Bearer <METRICS_TOKEN>', 'api'),
+        );
       }
     }
     const body = await registry.metrics();
@@ -141,7 +151,9 @@ export async function listenForMetrics(
 ): Promise<FastifyInstance> {
   const server = Fastify({ logger: false, ...serverOptions(opts.timeouts, opts.publicUrl) });
   server.get('/metrics', metricsHandler(app.metricsRegistry, opts.token, opts.publicUrl));
-  server.setNotFoundHandler((_request, reply) => sendDomainError(reply, opts.publicUrl, new DomainError('not_found', 'Only /metrics is served here')));
+  server.setNotFoundHandler((_request, reply) =>
+    sendDomainError(reply, opts.publicUrl, new DomainError('not_found', 'Only /metrics is served here')),
+  );
   await server.listen({ port: opts.port, host: opts.host });
   return server;
 }

@@ -48,7 +48,9 @@ export function apiRoutesOf(app: FastifyInstance): readonly ApiRoute[] {
 }
 
 /** The application's version, from package.json. */
-const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const SCOPE_TEXT: Record<string, string> = {
   tip: 'tip things, subscribe',
@@ -76,7 +78,11 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
   });
   app.addHook('onReady', async () => {
     const missing = routes.filter((r) => !r.documented).map((r) => `${r.method} ${r.url}`);
-    if (missing.length > 0) app.log.warn({ routes: missing }, 'API routes without an OpenAPI schema (see src/http/routes/<resource>/schemas.ts)');
+    if (missing.length > 0)
+      app.log.warn(
+        { routes: missing },
+        'API routes without an OpenAPI schema (see src/http/routes/<resource>/schemas.ts)',
+      );
   });
   await app.register(swagger, {
     mode: 'dynamic',
@@ -102,7 +108,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
         { name: 'users', description: 'Users' },
         { name: 'activities', description: 'Activity feeds (Activity Streams, Atom)' },
         { name: 'reference', description: 'Categories and languages' },
-        { name: 'rate limit', description: 'The caller\'s rate-limit window' },
+        { name: 'rate limit', description: "The caller's rate-limit window" },
         { name: 'partners', description: 'Partner verification' },
         { name: 'oauth', description: 'OAuth 2 authorization server (RFC 6749, 7009, 8414)' },
       ],
@@ -110,7 +116,8 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
         securitySchemes: {
           oauth2: {
             type: 'oauth2',
-            description: 'Authorization code flow (PKCE supported); the token is then sent as `Authorization: Bearer <token>`.',
+            description:
+              'Authorization code flow (PKCE supported); the token is then sent as `Authorization: Bearer <token>`.',
             flows: {
               authorizationCode: {
                 authorizationUrl: `${opts.authUrl}/oauth/authorize`,
@@ -119,8 +126,16 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
               },
             },
           },
-          bearer: { type: 'http', scheme: 'bearer', description: 'An access token from /oauth/token; the scopes listed are required.' },
-          clientBasic: { type: 'http', scheme: 'basic', description: 'Client authentication: client_id and client_secret (RFC 6749 §2.3.1).' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An access token from /oauth/token; the scopes listed are required.',
+          },
+          clientBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'Client authentication: client_id and client_secret (RFC 6749 §2.3.1).',
+          },
         },
       },
     },
@@ -137,7 +152,9 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
       return doc;
     },
     // Named representations become components.schemas.<$id> (not def-0, def-1, …).
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -148,5 +165,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
   });
 
   /** GET /openapi.json — the OpenAPI 3.1 document, `application/json;charset=utf-8`. */
-  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.type(MEDIA.json).send(app.swagger()));
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(MEDIA.json).send(app.swagger()),
+  );
 }

@@ -59,7 +59,9 @@ export const RATE_LIMIT_HEADERS = {
 
 const JSONP_SCHEMA = Type.String({ description: 'JSONP (query `jsonp=<callback>`): `/**/<callback>(<JSON body>);`' });
 const xmlSchema = (root?: string) =>
-  Type.String({ description: `the JSON body rendered as XML${root ? ` (arrays under <${root}>)` : ''}; text/xml when asked for in Accept` });
+  Type.String({
+    description: `the JSON body rendered as XML${root ? ` (arrays under <${root}>)` : ''}; text/xml when asked for in Accept`,
+  });
 const ATOM_SCHEMA = Type.String({ description: 'Atom 1.0 feed (RFC 4287)' });
 
 /**
@@ -91,18 +93,32 @@ export function content(
 export function response(
   description: string,
   schema: TSchema | undefined,
-  opts: { formats?: readonly Format[]; xmlRoot?: string; headers?: Record<string, unknown>; rateLimited?: boolean; jsonp?: boolean } = {},
+  opts: {
+    formats?: readonly Format[];
+    xmlRoot?: string;
+    headers?: Record<string, unknown>;
+    rateLimited?: boolean;
+    jsonp?: boolean;
+  } = {},
 ): Record<string, unknown> {
   const headers = { ...(opts.rateLimited === false ? {} : RATE_LIMIT_HEADERS), ...opts.headers };
   const out: Record<string, unknown> = { description };
   if (Object.keys(headers).length > 0) out.headers = headers;
-  if (schema || (opts.formats && opts.formats.some((f) => f !== 'json'))) out.content = content(schema, opts.formats, opts.xmlRoot, opts.jsonp);
+  if (schema || (opts.formats && opts.formats.some((f) => f !== 'json')))
+    out.content = content(schema, opts.formats, opts.xmlRoot, opts.jsonp);
   return out;
 }
 
 /** 204 No Content (or another answer with an empty body), with the rate-limit headers unless `rateLimited: false`. */
-export function noContent(description: string, opts: { rateLimited?: boolean; headers?: Record<string, unknown> } = {}): Record<string, unknown> {
-  return { description, headers: { ...(opts.rateLimited === false ? {} : RATE_LIMIT_HEADERS), ...opts.headers }, type: 'null' };
+export function noContent(
+  description: string,
+  opts: { rateLimited?: boolean; headers?: Record<string, unknown> } = {},
+): Record<string, unknown> {
+  return {
+    description,
+    headers: { ...(opts.rateLimited === false ? {} : RATE_LIMIT_HEADERS), ...opts.headers },
+    type: 'null',
+  };
 }
 
 /** Status of each API error code: the one table in src/http/plugins/errors.ts. */
@@ -121,17 +137,27 @@ export function errors(
   codes: readonly string[],
   opts: { rateLimited?: boolean; formats?: readonly Format[] } = {},
 ): Record<string, Record<string, unknown>> {
-  const all = [...new Set([...codes, ...ALWAYS])].filter((c) => opts.rateLimited !== false || c !== 'rate_limit_exceeded');
+  const all = [...new Set([...codes, ...ALWAYS])].filter(
+    (c) => opts.rateLimited !== false || c !== 'rate_limit_exceeded',
+  );
   const byStatus = new Map<number, string[]>();
   for (const c of all) byStatus.set(STATUS[c]!, [...(byStatus.get(STATUS[c]!) ?? []), c]);
   const out: Record<string, Record<string, unknown>> = {};
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const headers: Record<string, unknown> = {};
-    if (status === 401) headers['WWW-Authenticate'] = header('`Bearer realm="tipjar"`, with `error="invalid_token"` for an unknown, revoked or malformed token', Type.String());
+    if (status === 401)
+      headers['WWW-Authenticate'] = header(
+        '`Bearer realm="tipjar"`, with `error="invalid_token"` for an unknown, revoked or malformed token',
+        Type.String(),
+      );
     if (status === 403 && list.includes('insufficient_scope')) {
-      headers['WWW-Authenticate'] = header('`Bearer realm="tipjar", error="insufficient_scope", scope="<needed>"` (insufficient_scope only)', Type.String());
+      headers['WWW-Authenticate'] = header(
+        '`Bearer realm="tipjar", error="insufficient_scope", scope="<needed>"` (insufficient_scope only)',
+        Type.String(),
+      );
     }
-    if (list.includes('rate_limit_exceeded')) headers['Retry-After'] = header('seconds until the rate-limit window ends (rate_limit_exceeded only)');
+    if (list.includes('rate_limit_exceeded'))
+      headers['Retry-After'] = header('seconds until the rate-limit window ends (rate_limit_exceeded only)');
     out[status] = response(`Error: ${list.map((c) => `\`${c}\``).join(', ')}`, ref('Error'), {
       formats: status === 406 ? ['json'] : (opts.formats ?? ['json', 'xml']),
       headers,
@@ -153,14 +179,25 @@ export function token(scope?: 'tip' | 'thing' | 'extendedread'): FastifySchema['
 
 /** Query parameter `jsonp` (every API route answering JSON). */
 export const JSONP_PARAM = {
-  jsonp: Type.Optional(Type.String({ description: 'JSONP callback name (a JavaScript identifier path such as `app.cb`); the answer becomes `application/javascript`' })),
+  jsonp: Type.Optional(
+    Type.String({
+      description:
+        'JSONP callback name (a JavaScript identifier path such as `app.cb`); the answer becomes `application/javascript`',
+    }),
+  ),
 };
 
 /** Query parameters of paged lists (DECISIONS.md "Pagination and `full`", docs/api.md "Lists"). */
 export const LIST_PARAMS = {
-  count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 30, description: 'items per page, 1–100 (default 30)' })),
+  count: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 30, description: 'items per page, 1–100 (default 30)' }),
+  ),
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'page, from 1' })),
-  full: Type.Optional(Type.String({ description: 'bare flag (`?full`) or `1|true|full`; `0|false` off: owners (and the thing in a Tip) in full' })),
+  full: Type.Optional(
+    Type.String({
+      description: 'bare flag (`?full`) or `1|true|full`; `0|false` off: owners (and the thing in a Tip) in full',
+    }),
+  ),
 };
 
 /** Marks an operation whose request body may be left out (see src/http/plugins/openapi.ts). */

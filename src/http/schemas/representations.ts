@@ -49,7 +49,12 @@ export const User = Type.Object(
     ...profileFields,
     email: Type.Optional(Type.String({ description: 'only for the own user with scope `extendedread`' })),
     registered_at: Type.Optional(Unix('only for the own user with scope `extendedread`')),
-    budget_cents: Type.Optional(Type.Integer({ minimum: 0, description: 'only for the own user with scope `extendedread`: the monthly budget setting, in cents' })),
+    budget_cents: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'only for the own user with scope `extendedread`: the monthly budget setting, in cents',
+      }),
+    ),
     period_budget_cents: Type.Optional(
       Type.Integer({
         minimum: 0,
@@ -70,13 +75,20 @@ export const Owner = Type.Object(
   {
     ...UserSummary.properties,
     ...Object.fromEntries(Object.entries(profileFields).map(([k, v]) => [k, Type.Optional(v)])),
-    identity: Type.Optional(Type.String({ description: 'pending things only: the partner-side identity, e.g. `email:<hash>`' })),
-    id: Type.Optional(Type.String({ description: "inside a Subscription only: the owner's user id as a string (\"\" for a pending thing)" })),
+    identity: Type.Optional(
+      Type.String({ description: 'pending things only: the partner-side identity, e.g. `email:<hash>`' }),
+    ),
+    id: Type.Optional(
+      Type.String({
+        description: 'inside a Subscription only: the owner\'s user id as a string ("" for a pending thing)',
+      }),
+    ),
   },
   {
     $id: 'Owner',
     title: 'Thing owner',
-    description: 'A User summary; with `full` the full User; for a pending thing empty `resource`, `link`, `username` plus `identity`.',
+    description:
+      'A User summary; with `full` the full User; for a pending thing empty `resource`, `link`, `username` plus `identity`.',
     ...closed,
   },
 );
@@ -106,7 +118,9 @@ export const Thing = Type.Object(
     title: Type.String(),
     last_tip_at: Type.Optional(Unix('only for the owner: last tip, 0 when never')),
     updated_at: Type.Optional(Unix('only for the owner: last update, 0 when never')),
-    tipped: Type.Optional(Type.Boolean({ description: 'only with a token: the caller tipped it in the current period' })),
+    tipped: Type.Optional(
+      Type.Boolean({ description: 'only with a token: the caller tipped it in the current period' }),
+    ),
     subscribed: Type.Optional(Type.Boolean({ description: 'only with a token: the caller subscribes to it' })),
   },
   { $id: 'Thing', title: 'Thing (full representation)', ...closed },
@@ -142,7 +156,9 @@ export const Tip = Type.Object(
   {
     type: Type.Literal('tip'),
     thing: Type.Union([ref('ThingShort'), ref('Thing')], { description: 'short thing; the full thing with `full`' }),
-    owner: Type.Union([ref('UserSummary'), ref('User')], { description: 'the tipper: User summary; the full User with `full`' }),
+    owner: Type.Union([ref('UserSummary'), ref('User')], {
+      description: 'the tipper: User summary; the full User with `full`',
+    }),
     created_at: Unix('when the tip was given'),
   },
   { $id: 'Tip', title: 'Tip', ...closed },
@@ -168,7 +184,10 @@ export const Category = Type.Object(
 
 /** Language `{id, text}`. */
 export const Language = Type.Object(
-  { id: Type.String({ description: 'form `xx_YY`', examples: ['en_GB'] }), text: Type.String({ examples: ['English'] }) },
+  {
+    id: Type.String({ description: 'form `xx_YY`', examples: ['en_GB'] }),
+    text: Type.String({ examples: ['English'] }),
+  },
   { $id: 'Language', title: 'Language', ...closed },
 );
 
@@ -195,7 +214,9 @@ export const ActivityStream = Type.Object(
           published: Type.String({ description: 'ISO 8601 date-time with offset, e.g. `2012-01-04T10:07:12+00:00`' }),
           title: Type.String(),
           actor: streamObject('person'),
-          verb: Type.Union([Type.Literal('like'), Type.Literal('post'), Type.Literal('follow')], { description: '`like` a tip, `post` a thing registered, `follow` a subscription' }),
+          verb: Type.Union([Type.Literal('like'), Type.Literal('post'), Type.Literal('follow')], {
+            description: '`like` a tip, `post` a thing registered, `follow` a subscription',
+          }),
           object: streamObject('bookmark'),
           id: Type.String({ description: 'tag URI, `tag:{host},{YYYY-MM-DD}:{username}/{verb}/{thing_id}`' }),
         },
@@ -214,7 +235,12 @@ export const Message = Type.Object(
 
 /** Creation body `{id, link, message, description}` (`link` is the API address). */
 export const Creation = Type.Object(
-  { id: Type.Integer(), link: Url('API address of the new thing'), message: Type.Literal('ok'), description: Type.String() },
+  {
+    id: Type.Integer(),
+    link: Url('API address of the new thing'),
+    message: Type.Literal('ok'),
+    description: Type.String(),
+  },
   { $id: 'Creation', title: 'Creation body', ...closed },
 );
 

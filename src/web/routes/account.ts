@@ -65,15 +65,22 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
     const username = field(form, 'username').trim();
     const email = field(form, 'email').trim();
     const password = field(form, 'password');
-    const again = (error: string, status = 400) => ctx.page(request, reply, './signup', { title: 'Sign up', returnTo, username, email, error }, status);
+    const again = (error: string, status = 400) =>
+      ctx.page(request, reply, './signup', { title: 'Sign up', returnTo, username, email, error }, status);
     const network = clientNetwork(request.ip);
     const overForms = await overFormLimit(request);
-    if (overForms !== undefined) return again(refusal(reply, overForms, 'Too many forms were sent from your network in the last hour.'), 429);
+    if (overForms !== undefined)
+      return again(refusal(reply, overForms, 'Too many forms were sent from your network in the last hour.'), 429);
     const signups = await ctx.limits.signups.peek(network);
-    if (signups.remaining === 0) return again(refusal(reply, signups.retryAfter, 'Too many accounts were created from your network in the last hour.'), 429);
+    if (signups.remaining === 0)
+      return again(
+        refusal(reply, signups.retryAfter, 'Too many accounts were created from your network in the last hour.'),
+        429,
+      );
     if (email === '') return again('Please enter your e-mail address.');
     if (password.length < 8) return again('The password must have at least 8 characters.');
-    if (password.length > MAX_PASSWORD_LENGTH) return again(`The password must have at most ${MAX_PASSWORD_LENGTH} characters.`);
+    if (password.length > MAX_PASSWORD_LENGTH)
+      return again(`The password must have at most ${MAX_PASSWORD_LENGTH} characters.`);
     let user;
     try {
       user = await registerUser(s, { username, email, password });
@@ -109,12 +116,15 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
     const returnTo = returnOf(form);
     const username = field(form, 'username').trim();
     const password = field(form, 'password');
-    const again = (status: number, error: string) => ctx.page(request, reply, './login', { title: 'Log in', returnTo, username, error }, status);
+    const again = (status: number, error: string) =>
+      ctx.page(request, reply, './login', { title: 'Log in', returnTo, username, error }, status);
     const overForms = await overFormLimit(request);
-    if (overForms !== undefined) return again(429, refusal(reply, overForms, 'Too many log-in attempts came from your network in the last hour.'));
+    if (overForms !== undefined)
+      return again(429, refusal(reply, overForms, 'Too many log-in attempts came from your network in the last hour.'));
     const account = usernameKey(username);
     const wait = await ctx.limits.logins.attempt(account, request.ip);
-    if (wait > 0) return again(429, refusal(reply, wait, 'Too many failed log-in attempts. For your safety, log-in is paused.'));
+    if (wait > 0)
+      return again(429, refusal(reply, wait, 'Too many failed log-in attempts. For your safety, log-in is paused.'));
     let user;
     try {
       user = password.length <= MAX_PASSWORD_LENGTH ? await authenticateUser(s, username, password) : undefined;

@@ -45,7 +45,13 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
     status = 200,
   ) {
     const clients = await listClientsOwnedBy(s, userId);
-    return ctx.page(request, reply, './apps', { title: 'Your applications', clients, form: { name: '', callbackDomain: '', redirectUris: '' }, ...extra }, status);
+    return ctx.page(
+      request,
+      reply,
+      './apps',
+      { title: 'Your applications', clients, form: { name: '', callbackDomain: '', redirectUris: '' }, ...extra },
+      status,
+    );
   }
 
   /** GET /apps — the user's registered clients (name, client_id, callback domain, redirect URIs) and the registration form. */
@@ -69,9 +75,22 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
     const userId = request.webSession.userId;
     try {
       const created = await createClient(s, { name, callbackDomain, redirectUris, ownerUserId: userId });
-      return renderApps(request, reply, userId, { secret: { name: created.client.name, clientId: created.clientId, clientSecret: created.clientSecret } }, 201);
+      return renderApps(
+        request,
+        reply,
+        userId,
+        { secret: { name: created.client.name, clientId: created.clientId, clientSecret: created.clientSecret } },
+        201,
+      );
     } catch (err) {
-      if (err instanceof DomainError && err.code === 'validation') return renderApps(request, reply, userId, { error: err.message, form: { name, callbackDomain, redirectUris } }, 400);
+      if (err instanceof DomainError && err.code === 'validation')
+        return renderApps(
+          request,
+          reply,
+          userId,
+          { error: err.message, form: { name, callbackDomain, redirectUris } },
+          400,
+        );
       throw err;
     }
   });
@@ -90,7 +109,13 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
       await setClientRedirectUris(s, request.params.clientId, redirectUris, userId);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'validation') {
-        return renderApps(request, reply, userId, { error: err.message, edit: { clientId: request.params.clientId, redirectUris } }, 400);
+        return renderApps(
+          request,
+          reply,
+          userId,
+          { error: err.message, edit: { clientId: request.params.clientId, redirectUris } },
+          400,
+        );
       }
       throw err;
     }
@@ -123,7 +148,12 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
   app.get('/authorized', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply);
     const apps = await listAuthorizedApps(s, request.webSession.userId);
-    return ctx.page(request, reply, './authorized', { title: 'Authorized applications', apps, describe: describeScope, notice: noticeOf(request) });
+    return ctx.page(request, reply, './authorized', {
+      title: 'Authorized applications',
+      apps,
+      describe: describeScope,
+      notice: noticeOf(request),
+    });
   });
 
   /**

@@ -65,7 +65,15 @@ export function verifyConsent(session: WebSession, value: string, now: number): 
   } catch {
     return undefined;
   }
-  if (!p || typeof p !== 'object' || typeof p.q !== 'object' || p.q === null || p.u !== session.userId || typeof p.t !== 'number') return undefined;
+  if (
+    !p ||
+    typeof p !== 'object' ||
+    typeof p.q !== 'object' ||
+    p.q === null ||
+    p.u !== session.userId ||
+    typeof p.t !== 'number'
+  )
+    return undefined;
   if (now - p.t > CONSENT_TTL || p.t > now + 60) return undefined;
   return p;
 }
@@ -96,9 +104,21 @@ export function authorizeRoutes(app: FastifyInstance, ctx: WebContext): void {
     }
   }
 
-  function refuse(request: FastifyRequest, reply: FastifyReply, err: AuthorizationRequestError, redirectStatus: 302 | 303): FastifyReply {
-    if (err.redirectUrl !== undefined) return reply.code(redirectStatus).header('cache-control', 'no-store').redirect(err.redirectUrl);
-    return ctx.errorPage(request, reply, 400, 'This application link is not valid', `${err.description} (${err.error}). Tell the application's developer; you were not sent anywhere.`);
+  function refuse(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    err: AuthorizationRequestError,
+    redirectStatus: 302 | 303,
+  ): FastifyReply {
+    if (err.redirectUrl !== undefined)
+      return reply.code(redirectStatus).header('cache-control', 'no-store').redirect(err.redirectUrl);
+    return ctx.errorPage(
+      request,
+      reply,
+      400,
+      'This application link is not valid',
+      `${err.description} (${err.error}). Tell the application's developer; you were not sent anywhere.`,
+    );
   }
 
   /**
@@ -136,13 +156,21 @@ export function authorizeRoutes(app: FastifyInstance, ctx: WebContext): void {
     const form = formOf(request);
     const payload = verifyConsent(session, field(form, 'request'), s.clock.now());
     if (!payload) {
-      return ctx.errorPage(request, reply, 400, 'This consent page has expired', 'The authorization request was altered or is too old. Go back to the application and start again.');
+      return ctx.errorPage(
+        request,
+        reply,
+        400,
+        'This consent page has expired',
+        'The authorization request was altered or is too old. Go back to the application and start again.',
+      );
     }
     const decision = field(form, 'decision');
-    if (decision !== 'approve' && decision !== 'deny') return ctx.errorPage(request, reply, 400, 'Please choose', 'Choose Approve or Deny.');
+    if (decision !== 'approve' && decision !== 'deny')
+      return ctx.errorPage(request, reply, 400, 'Please choose', 'Choose Approve or Deny.');
     const validated = await validate(request, reply, payload.q, 303);
     if (!validated) return reply;
-    if (decision === 'deny') return reply.code(303).header('cache-control', 'no-store').redirect(denyAuthorization(validated));
+    if (decision === 'deny')
+      return reply.code(303).header('cache-control', 'no-store').redirect(denyAuthorization(validated));
     let target: string;
     try {
       target = await approveAuthorization(s, validated, session.userId);

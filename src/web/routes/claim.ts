@@ -22,11 +22,21 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 
   /** The page's state for the visitor; `status` 404 when the identity is malformed. */
-  async function show(request: FastifyRequest, reply: FastifyReply, raw: string, address: string, notice?: string, status = 200) {
+  async function show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    raw: string,
+    address: string,
+    notice?: string,
+    status = 200,
+  ) {
     const id = parseIdentity(raw);
     if (!id) return ctx.errorPage(request, reply, 404, 'Page not found', 'This claim link is not valid.');
     const path = `/claim/${encodeURIComponent(id.identity)}`;
-    const [things, holder] = await Promise.all([listPendingThings(s.database.db, id.identity, LISTED), findIdentityOwner(s.database.db, id.identity)]);
+    const [things, holder] = await Promise.all([
+      listPendingThings(s.database.db, id.identity, LISTED),
+      findIdentityOwner(s.database.db, id.identity),
+    ]);
     const session = request.webSession;
     const user = session ? await findUserById(s.database.db, session.userId) : undefined;
     let state: 'login' | 'claim' | 'mismatch' | 'yours' | 'taken' | 'partner';
@@ -38,20 +48,34 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
       request,
       reply,
       './claim',
-      { title: 'Claim your things', identity: id.identity, kind: id.kind, address, things, state, path, loginPath: `/login?return_to=${encodeURIComponent(request.url)}`, notice },
+      {
+        title: 'Claim your things',
+        identity: id.identity,
+        kind: id.kind,
+        address,
+        things,
+        state,
+        path,
+        loginPath: `/login?return_to=${encodeURIComponent(request.url)}`,
+        notice,
+      },
       status,
     );
   }
 
   /** GET /claim/:identity — the pending things of the identity and what the visitor can do. */
   app.get<{ Params: { identity: string } }>('/claim/:identity', async (request, reply) => {
-    const notice = field(request.query as Record<string, unknown>, 'done') === 'claimed' ? 'Claimed: these things and their tips are now yours.' : undefined;
+    const notice =
+      field(request.query as Record<string, unknown>, 'done') === 'claimed'
+        ? 'Claimed: these things and their tips are now yours.'
+        : undefined;
     return show(request, reply, request.params.identity, '', notice);
   });
 
   /** GET /claim/:identity/owner/:address — the same, naming the e-mail address the partner knows. */
-  app.get<{ Params: { identity: string; address: string } }>('/claim/:identity/owner/:address', async (request, reply) =>
-    show(request, reply, request.params.identity, request.params.address),
+  app.get<{ Params: { identity: string; address: string } }>(
+    '/claim/:identity/owner/:address',
+    async (request, reply) => show(request, reply, request.params.identity, request.params.address),
   );
 
   /**
@@ -65,7 +89,8 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
     const path = `/claim/${encodeURIComponent(id.identity)}`;
     if (!request.webSession) return toLogin(request, reply, path);
     const user = await findUserById(s.database.db, request.webSession.userId);
-    if (!user || id.kind !== 'email' || !emailMatchesIdentity(user.email, id.identity)) return show(request, reply, id.identity, '', undefined, 403);
+    if (!user || id.kind !== 'email' || !emailMatchesIdentity(user.email, id.identity))
+      return show(request, reply, id.identity, '', undefined, 403);
     const claimed = await claimIdentity(s, user.id, id.identity, null);
     if (claimed === null) return show(request, reply, id.identity, '', undefined, 403);
     return reply.code(303).header('cache-control', 'no-store').redirect(`${path}?done=claimed`);

@@ -38,5 +38,8 @@ export function noticeOf(request: FastifyRequest): string | undefined {
  */
 export function toLogin(request: FastifyRequest, reply: FastifyReply, returnTo = request.url): FastifyReply {
   const target = returnTo === '/' ? '/login' : `/login?return_to=${encodeURIComponent(returnTo)}`;
-  return reply.code(request.method === 'GET' ? 302 : 303).header('cache-control', 'no-store').redirect(target);
+  return reply
+    .code(request.method === 'GET' ? 302 : 303)
+    .header('cache-control', 'no-store')
+    .redirect(target);
 }

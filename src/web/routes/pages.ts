@@ -35,7 +35,9 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 
   /** GET / — the home page. */
-  app.get('/', async (request, reply) => ctx.page(request, reply, './home', { title: 'Tip what you like', notice: noticeOf(request) }));
+  app.get('/', async (request, reply) =>
+    ctx.page(request, reply, './home', { title: 'Tip what you like', notice: noticeOf(request) }),
+  );
 
   /**
    * GET /profile/:username — a user's public profile: profile fields, things (hidden ones only for
@@ -45,19 +47,41 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
     const profile = await getUser(s, request.params.username);
     const viewer = request.webSession && sessionPrincipal(request.webSession);
     const page = { count: PAGE_LIST_SIZE, page: 1 };
-    const [things, tips] = await Promise.all([listUserThings(s, profile.username, viewer, page), listUserTips(s, profile.username, viewer, page)]);
+    const [things, tips] = await Promise.all([
+      listUserThings(s, profile.username, viewer, page),
+      listUserTips(s, profile.username, viewer, page),
+    ]);
     const tipsHidden = profile.hideTips && viewer?.userId !== profile.id;
     return ctx.page(request, reply, './profile', { title: profile.username, profile, things, tips, tipsHidden });
   });
 
-  async function renderThing(request: FastifyRequest, reply: FastifyReply, thing: ThingRecord, extra: { error?: string; notice?: string }, status = 200) {
+  async function renderThing(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    thing: ThingRecord,
+    extra: { error?: string; notice?: string },
+    status = 200,
+  ) {
     const session = request.webSession;
     const [tips, viewer] = await Promise.all([
       listTipsOnThing(s.database.db, thing.id, session?.userId, { count: PAGE_LIST_SIZE, page: 1 }),
       viewerState(s, session && sessionPrincipal(session), [thing]),
     ]);
     const isOwner = thing.owner.kind === 'user' && thing.owner.userId === session?.userId;
-    return ctx.page(request, reply, './thing', { title: thing.title || thing.url, thing, tips, isOwner, tipped: viewer?.tipped.has(thing.id) ?? false, ...extra }, status);
+    return ctx.page(
+      request,
+      reply,
+      './thing',
+      {
+        title: thing.title || thing.url,
+        thing,
+        tips,
+        isOwner,
+        tipped: viewer?.tipped.has(thing.id) ?? false,
+        ...extra,
+      },
+      status,
+    );
   }
 
   /**
@@ -84,7 +108,13 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
       await tipThing(s, sessionPrincipal(request.webSession), id);
     } catch (err) {
       if (err instanceof DomainError && Object.hasOwn(TIP_ERROR_TEXT, err.code)) {
-        return renderThing(request, reply, await getThing(s, id), { error: TIP_ERROR_TEXT[err.code] }, STATUS[err.code]);
+        return renderThing(
+          request,
+          reply,
+          await getThing(s, id),
+          { error: TIP_ERROR_TEXT[err.code] },
+          STATUS[err.code],
+        );
       }
       throw err;
     }

@@ -24,7 +24,13 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
     status = 200,
   ) {
     const [user, money] = await Promise.all([findUserById(s.database.db, userId), getMoneySummary(s, userId)]);
-    return ctx.page(request, reply, './settings', { title: 'Settings', money, maxBudget: MAX_BUDGET_CENTS, ...extra, profile: extra.profile ?? user }, status);
+    return ctx.page(
+      request,
+      reply,
+      './settings',
+      { title: 'Settings', money, maxBudget: MAX_BUDGET_CENTS, ...extra, profile: extra.profile ?? user },
+      status,
+    );
   }
 
   /** GET /settings — the profile form and the budget form, with balance, budget and this month's tips. */
@@ -47,7 +53,13 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
       await updateProfile(s, request.webSession.userId, input);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'validation') {
-        return render(request, reply, request.webSession.userId, { error: err.message, profile: { ...input, hideTips: input.hideTips === 'true' } }, 400);
+        return render(
+          request,
+          reply,
+          request.webSession.userId,
+          { error: err.message, profile: { ...input, hideTips: input.hideTips === 'true' } },
+          400,
+        );
       }
       throw err;
     }
@@ -75,7 +87,8 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
     try {
       await setMonthlyBudget(s, request.webSession.userId, field(formOf(request), 'budget_cents'));
     } catch (err) {
-      if (err instanceof DomainError && err.code === 'validation') return render(request, reply, request.webSession.userId, { error: err.message }, 400);
+      if (err instanceof DomainError && err.code === 'validation')
+        return render(request, reply, request.webSession.userId, { error: err.message }, 400);
       throw err;
     }
     return reply.code(303).redirect('/settings?done=budget');

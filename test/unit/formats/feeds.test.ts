@@ -4,7 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { activityId, activityTitle, isoWithOffset, presentActivityStream, type ActivityItem } from '../../../src/formats/activitystreams.ts';
+import {
+  activityId,
+  activityTitle,
+  isoWithOffset,
+  presentActivityStream,
+  type ActivityItem,
+} from '../../../src/formats/activitystreams.ts';
 import { feedUpdated, renderAtomFeed } from '../../../src/formats/atom.ts';
 
 const SITE = 'http://localhost:3000';
@@ -38,7 +44,9 @@ describe('activity streams', () => {
     expect(activityTitle(item())).toBe('pthulin tipped "Acoustid"');
     expect(activityTitle(item({ verb: 'post' }))).toBe('pthulin registered "Acoustid"');
     expect(activityTitle(item({ verb: 'follow' }))).toBe('pthulin subscribed to "Acoustid"');
-    expect(activityTitle(item({ thing: { id: 1, title: '', url: 'https://x.example/' } }))).toBe('pthulin tipped "https://x.example/"');
+    expect(activityTitle(item({ thing: { id: 1, title: '', url: 'https://x.example/' } }))).toBe(
+      'pthulin tipped "https://x.example/"',
+    );
   });
 
   it('presents {items} with the keys in the original order and escaped profile URLs', () => {
@@ -57,11 +65,23 @@ describe('activity streams', () => {
 });
 
 describe('atom', () => {
-  const meta = { id: `${SITE}/rest/v2/users/x/activities.atom`, title: 'T & <t>', selfUrl: `${SITE}/a.atom?x=1&y=2`, updated: 0, author: { name: 'x' } };
-  const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (n) => n === 'entry' || n === 'link' });
+  const meta = {
+    id: `${SITE}/rest/v2/users/x/activities.atom`,
+    title: 'T & <t>',
+    selfUrl: `${SITE}/a.atom?x=1&y=2`,
+    updated: 0,
+    author: { name: 'x' },
+  };
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    isArray: (n) => n === 'entry' || n === 'link',
+  });
 
   it('escapes markup and drops characters XML 1.0 cannot carry, staying well-formed', () => {
-    const doc = renderAtomFeed(SITE, meta, [item({ thing: { id: 1, title: 'A\u0000B\u0008C <i>&amp;\uFFFE "q"', url: 'https://x/' } })]);
+    const doc = renderAtomFeed(SITE, meta, [
+      item({ thing: { id: 1, title: 'A\u0000B\u0008C <i>&amp;\uFFFE "q"', url: 'https://x/' } }),
+    ]);
     expect(XMLValidator.validate(doc)).toBe(true);
     expect(doc).not.toMatch(/[\u0000\u0008\uFFFE]/);
     const feed = parser.parse(doc).feed;

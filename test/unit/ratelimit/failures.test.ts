@@ -19,7 +19,14 @@ describe('FixedWindowLimit', () => {
   it('counts per key in windows aligned to their length; refund gives one back, reset forgets', async () => {
     const clock = fixedClock(T0);
     const limit = new FixedWindowLimit(await memory(), { name: 'q', limit: 2, windowSeconds: 900, clock });
-    expect(await limit.hit('a')).toEqual({ limit: 2, remaining: 1, current: 1, reset: 1342521900, retryAfter: 561, exceeded: false });
+    expect(await limit.hit('a')).toEqual({
+      limit: 2,
+      remaining: 1,
+      current: 1,
+      reset: 1342521900,
+      retryAfter: 561,
+      exceeded: false,
+    });
     expect(await limit.hit('a')).toMatchObject({ current: 2, exceeded: false });
     expect(await limit.hit('a')).toMatchObject({ current: 2, remaining: 0, exceeded: true });
     expect(await limit.peek('b')).toMatchObject({ current: 0, remaining: 2 });
@@ -30,7 +37,14 @@ describe('FixedWindowLimit', () => {
     await limit.hit('a');
     await limit.hit('a');
     clock.set(1342521900);
-    expect(await limit.hit('a')).toEqual({ limit: 2, remaining: 1, current: 1, reset: 1342522800, retryAfter: 900, exceeded: false });
+    expect(await limit.hit('a')).toEqual({
+      limit: 2,
+      remaining: 1,
+      current: 1,
+      reset: 1342522800,
+      retryAfter: 900,
+      exceeded: false,
+    });
   });
 });
 

@@ -20,7 +20,9 @@ afterEach(async () => {
   await Promise.all(limiters.splice(0).map((l) => l.close()));
 });
 
-async function limiter(opts: { redisUrl?: string; clock?: ReturnType<typeof fixedClock>; log?: { warn(o: unknown, m?: string): void } } = {}) {
+async function limiter(
+  opts: { redisUrl?: string; clock?: ReturnType<typeof fixedClock>; log?: { warn(o: unknown, m?: string): void } } = {},
+) {
   const l = await createRateLimiter({
     anonymousLimit: 2,
     authenticatedLimit: 3,
@@ -38,7 +40,14 @@ describe('RateLimiter in memory', () => {
     const clock = fixedClock(T0);
     const l = await limiter({ clock });
     expect(l.store).toBe('memory');
-    expect(await l.peek(anon('a'))).toEqual({ limit: 2, remaining: 2, current: 0, reset: END, retryAfter: END - T0, exceeded: false });
+    expect(await l.peek(anon('a'))).toEqual({
+      limit: 2,
+      remaining: 2,
+      current: 0,
+      reset: END,
+      retryAfter: END - T0,
+      exceeded: false,
+    });
     expect(await l.hit(anon('a'))).toMatchObject({ current: 1, remaining: 1, exceeded: false });
     expect(await l.hit(anon('a'))).toMatchObject({ current: 2, remaining: 0, exceeded: false });
     expect(await l.hit(anon('a'))).toMatchObject({ current: 2, remaining: 0, exceeded: true });
@@ -55,7 +64,9 @@ describe.runIf(REDIS_URL)('RateLimiter in Redis', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as net.AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    await expect(limiter({ redisUrl: `redis://user:secret@127.0.0.1:${port}` })).rejects.toThrow(`REDIS_URL: cannot connect to redis://***@127.0.0.1:${port}`);
+    await expect(limiter({ redisUrl: `redis://user:secret@127.0.0.1:${port}` })).rejects.toThrow(
+      `REDIS_URL: cannot connect to redis://***@127.0.0.1:${port}`,
+    );
   });
 
   it('during an outage requests are still answered, counted in memory; the outage is logged once', async () => {
@@ -76,7 +87,10 @@ describe.runIf(REDIS_URL)('RateLimiter in Redis', () => {
     const port = (proxy.address() as net.AddressInfo).port;
     const warnings: string[] = [];
     try {
-      const l = await limiter({ redisUrl: `redis://127.0.0.1:${port}`, log: { warn: (_o, m) => warnings.push(String(m)) } });
+      const l = await limiter({
+        redisUrl: `redis://127.0.0.1:${port}`,
+        log: { warn: (_o, m) => warnings.push(String(m)) },
+      });
       expect(l.store).toBe('redis');
       expect(await l.hit(anon('b'))).toMatchObject({ current: 1 });
       expect(await l.hit(anon('b'))).toMatchObject({ current: 2 });

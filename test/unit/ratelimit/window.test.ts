@@ -18,11 +18,32 @@ describe('windowAt', () => {
 
 describe('statusOf', () => {
   it('remaining + current = limit; Retry-After is the seconds to the window end', () => {
-    expect(statusOf(1000, 14, 1342521939)).toEqual({ limit: 1000, remaining: 986, current: 14, reset: 1342522800, retryAfter: 861, exceeded: false });
-    expect(statusOf(3, 3, 1342522799)).toEqual({ limit: 3, remaining: 0, current: 3, reset: 1342522800, retryAfter: 1, exceeded: false });
+    expect(statusOf(1000, 14, 1342521939)).toEqual({
+      limit: 1000,
+      remaining: 986,
+      current: 14,
+      reset: 1342522800,
+      retryAfter: 861,
+      exceeded: false,
+    });
+    expect(statusOf(3, 3, 1342522799)).toEqual({
+      limit: 3,
+      remaining: 0,
+      current: 3,
+      reset: 1342522800,
+      retryAfter: 1,
+      exceeded: false,
+    });
   });
   it('over the limit: exceeded, current capped at the limit and remaining never below 0', () => {
-    expect(statusOf(3, 9, 1342521939)).toEqual({ limit: 3, remaining: 0, current: 3, reset: 1342522800, retryAfter: 861, exceeded: true });
+    expect(statusOf(3, 9, 1342521939)).toEqual({
+      limit: 3,
+      remaining: 0,
+      current: 3,
+      reset: 1342522800,
+      retryAfter: 861,
+      exceeded: true,
+    });
   });
   it('nothing counted yet: remaining is the limit', () => {
     expect(statusOf(5000, 0, 1342522800)).toMatchObject({ remaining: 5000, current: 0, reset: 1342526400 });
@@ -75,28 +96,53 @@ describe('rate-limit settings', () => {
 
   it('defaults: 1000 anonymous, 5000 with a token, in memory, proxies not trusted', () => {
     const c = loadConfig(base);
-    expect([c.rateLimitAnonymous, c.rateLimitAuthenticated, c.redisUrl, c.rateLimitKeyPrefix, c.trustProxy]).toEqual([1000, 5000, undefined, 'tipjar:ratelimit', false]);
+    expect([c.rateLimitAnonymous, c.rateLimitAuthenticated, c.redisUrl, c.rateLimitKeyPrefix, c.trustProxy]).toEqual([
+      1000,
+      5000,
+      undefined,
+      'tipjar:ratelimit',
+      false,
+    ]);
   });
 
   it('reads the limits, REDIS_URL and the key prefix', () => {
-    const c = loadConfig({ ...base, RATE_LIMIT_ANONYMOUS: '1000000000', RATE_LIMIT_AUTHENTICATED: '7', REDIS_URL: 'redis://127.0.0.1:6379/2', RATE_LIMIT_KEY_PREFIX: 'x' });
-    expect([c.rateLimitAnonymous, c.rateLimitAuthenticated, c.redisUrl, c.rateLimitKeyPrefix]).toEqual([1000000000, 7, 'redis://127.0.0.1:6379/2', 'x']);
+    const c = loadConfig({
+      ...base,
+      RATE_LIMIT_ANONYMOUS: '1000000000',
+      RATE_LIMIT_AUTHENTICATED: '7',
+      REDIS_URL: 'redis://127.0.0.1:6379/2',
+      RATE_LIMIT_KEY_PREFIX: 'x',
+    });
+    expect([c.rateLimitAnonymous, c.rateLimitAuthenticated, c.redisUrl, c.rateLimitKeyPrefix]).toEqual([
+      1000000000,
+      7,
+      'redis://127.0.0.1:6379/2',
+      'x',
+    ]);
   });
 
   it('TRUST_PROXY: false, true, a hop count, or addresses/CIDRs', () => {
     expect(loadConfig({ ...base, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ ...base, TRUST_PROXY: 'FALSE' }).trustProxy).toBe(false);
     expect(loadConfig({ ...base, TRUST_PROXY: '2' }).trustProxy).toBe(2);
-    expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, ::1,loopback' }).trustProxy).toEqual(['10.0.0.0/8', '::1', 'loopback']);
+    expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, ::1,loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '::1',
+      'loopback',
+    ]);
   });
 
   it('refuses bad values, naming each setting', () => {
-    expect(problems({ RATE_LIMIT_ANONYMOUS: '0', RATE_LIMIT_AUTHENTICATED: 'many', REDIS_URL: 'localhost:6379', TRUST_PROXY: 'proxy.example' }).map((p) => p.split(':')[0]).sort()).toEqual([
-      'RATE_LIMIT_ANONYMOUS',
-      'RATE_LIMIT_AUTHENTICATED',
-      'REDIS_URL',
-      'TRUST_PROXY',
-    ]);
+    expect(
+      problems({
+        RATE_LIMIT_ANONYMOUS: '0',
+        RATE_LIMIT_AUTHENTICATED: 'many',
+        REDIS_URL: 'localhost:6379',
+        TRUST_PROXY: 'proxy.example',
+      })
+        .map((p) => p.split(':')[0])
+        .sort(),
+    ).toEqual(['RATE_LIMIT_ANONYMOUS', 'RATE_LIMIT_AUTHENTICATED', 'REDIS_URL', 'TRUST_PROXY']);
     expect(problems({ TRUST_PROXY: '10.0.0.0/8/1' })).toHaveLength(1);
   });
 });

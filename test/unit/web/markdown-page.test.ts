@@ -52,7 +52,9 @@ describe('renderDocsPage', () => {
     const toc = html.indexOf('<nav class="toc"');
     expect(h1).toBeGreaterThan(-1);
     expect(toc).toBeGreaterThan(h1);
-    expect(html.slice(toc)).toMatch(/^<nav class="toc" aria-label="Contents"><h2>Contents<\/h2><ol><li><a href="#one">One<\/a><\/li><li><a href="#two">Two<\/a><\/li><\/ol><\/nav>/);
+    expect(html.slice(toc)).toMatch(
+      /^<nav class="toc" aria-label="Contents"><h2>Contents<\/h2><ol><li><a href="#one">One<\/a><\/li><li><a href="#two">Two<\/a><\/li><\/ol><\/nav>/,
+    );
   });
 
   it('never passes raw HTML or script links through', () => {

@@ -5,7 +5,12 @@
  * `invalid_parameters`. The newest 100 items, not paged.
  */
 import type { FastifyInstance } from 'fastify';
-import { listOwnActivities, listUserActivities, parseActivityType, type ActivityDirection } from '../../../domain/activities.ts';
+import {
+  listOwnActivities,
+  listUserActivities,
+  parseActivityType,
+  type ActivityDirection,
+} from '../../../domain/activities.ts';
 import { ACTIVITY_FORMATS } from '../../../formats/negotiation.ts';
 import { profilePage } from '../../../formats/activitystreams.ts';
 import { requireToken } from '../../plugins/authenticate.ts';
@@ -30,11 +35,15 @@ export function activityRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * GET /users/:username/activities — public. 404 `not_found` for an unknown user. Hidden things
    * appear only when the caller (token) owns them.
    */
-  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/activities', { ...docs.userActivities, config }, async (request, reply) => {
-    const direction = parseActivityType(request.query.type);
-    const { user, activities } = await listUserActivities(s, request.params.username, request.principal, direction);
-    return sendFeed(ctx, request, reply, activityItems(activities), describe(user.username, direction));
-  });
+  app.get<{ Params: { username: string }; Querystring: Query }>(
+    '/users/:username/activities',
+    { ...docs.userActivities, config },
+    async (request, reply) => {
+      const direction = parseActivityType(request.query.type);
+      const { user, activities } = await listUserActivities(s, request.params.username, request.principal, direction);
+      return sendFeed(ctx, request, reply, activityItems(activities), describe(user.username, direction));
+    },
+  );
 
   /** GET /user/activities — the caller's activities (token, any scope; else 401 `unauthorized`). */
   app.get<{ Querystring: Query }>('/user/activities', { ...docs.ownActivities, config }, async (request, reply) => {

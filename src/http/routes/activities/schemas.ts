@@ -1,19 +1,32 @@
 /** Route schemas of the activity feeds (api-v2.md "Endpoints / Activities", DECISIONS.md "Activities"; docs/adr/0013-openapi.md). */
 import { Type } from '@sinclair/typebox';
-import { documented, errors, JSONP_PARAM, OPTIONAL_TOKEN, params, response, token, USERNAME } from '../../schemas/common.ts';
+import {
+  documented,
+  errors,
+  JSONP_PARAM,
+  OPTIONAL_TOKEN,
+  params,
+  response,
+  token,
+  USERNAME,
+} from '../../schemas/common.ts';
 import { ACTIVITY_FORMATS } from '../../../formats/negotiation.ts';
 
 const query = Type.Object({
   type: Type.Optional(
     Type.Union([Type.Literal('outgoing'), Type.Literal('incoming')], {
       default: 'outgoing',
-      description: '`outgoing` (what the user did, default) or `incoming` (what others did to their things); else 400 `invalid_parameters`',
+      description:
+        '`outgoing` (what the user did, default) or `incoming` (what others did to their things); else 400 `invalid_parameters`',
     }),
   ),
   ...JSONP_PARAM,
 });
-const feed = response('The newest 100 activities: Activity Streams (`.as`, the default) or Atom (`.atom`)', undefined, { formats: ACTIVITY_FORMATS });
-const FORMATS = 'Formats: `.as` / `Accept: application/stream+json` (default) or `.atom` / `Accept: application/atom+xml`; JSON and XML → 406 `not_acceptable`.';
+const feed = response('The newest 100 activities: Activity Streams (`.as`, the default) or Atom (`.atom`)', undefined, {
+  formats: ACTIVITY_FORMATS,
+});
+const FORMATS =
+  'Formats: `.as` / `Accept: application/stream+json` (default) or `.atom` / `Accept: application/atom+xml`; JSON and XML → 406 `not_acceptable`.';
 
 /** GET /users/:username/activities */
 export const userActivities = documented({

@@ -54,9 +54,13 @@ export function oauthRoutes(app: FastifyInstance, ctx: OAuthRouteContext): void 
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof OAuthError) return sendOAuthError(reply, err);
     // Refused at the edge (e.g. control characters): the same words, in the RFC's shape.
-    if (err instanceof DomainError && STATUS[err.code] === 400) return sendOAuthError(reply, new OAuthError('invalid_request', err.message));
+    if (err instanceof DomainError && STATUS[err.code] === 400)
+      return sendOAuthError(reply, new OAuthError('invalid_request', err.message));
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return sendOAuthError(reply, new OAuthError('invalid_request', 'Send application/x-www-form-urlencoded or application/json'));
+      return sendOAuthError(
+        reply,
+        new OAuthError('invalid_request', 'Send application/x-www-form-urlencoded or application/json'),
+      );
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return sendOAuthError(reply, new OAuthError('invalid_request', 'The request body is too large', 413));
@@ -65,7 +69,10 @@ export function oauthRoutes(app: FastifyInstance, ctx: OAuthRouteContext): void 
       return sendOAuthError(reply, new OAuthError('invalid_request', 'The request body could not be parsed'));
     }
     request.log.error({ err }, 'unexpected failure at an OAuth endpoint');
-    return sendOAuthError(reply, new OAuthError('server_error', 'Something went wrong on our side; please try again', 500));
+    return sendOAuthError(
+      reply,
+      new OAuthError('server_error', 'Something went wrong on our side; please try again', 500),
+    );
   });
 
   /**
@@ -80,7 +87,11 @@ export function oauthRoutes(app: FastifyInstance, ctx: OAuthRouteContext): void 
    * when the client IP is over the limits on failed client authentications (client-auth-limits.ts).
    */
   app.post('/oauth/token', docs.tokenEndpoint, async (request, reply) => {
-    const body = await tokenRequest(s, { authorization: request.headers.authorization, body: request.body, ip: request.ip }, ctx.clientAuthLimits);
+    const body = await tokenRequest(
+      s,
+      { authorization: request.headers.authorization, body: request.body, ip: request.ip },
+      ctx.clientAuthLimits,
+    );
     return noStore(reply).code(200).type('application/json;charset=utf-8').send(body);
   });
 
@@ -91,7 +102,11 @@ export function oauthRoutes(app: FastifyInstance, ctx: OAuthRouteContext): void 
    * the same limits on failed client authentications (shared counts).
    */
   app.post('/oauth/revoke', docs.revokeEndpoint, async (request, reply) => {
-    await revokeRequest(s, { authorization: request.headers.authorization, body: request.body, ip: request.ip }, ctx.clientAuthLimits);
+    await revokeRequest(
+      s,
+      { authorization: request.headers.authorization, body: request.body, ip: request.ip },
+      ctx.clientAuthLimits,
+    );
     return noStore(reply).code(200).send();
   });
 

@@ -15,16 +15,24 @@ const NO_STORE = {
 const CLIENT_AUTH: typeof PUBLIC = [{ clientBasic: [] }, {}];
 const plain = { rateLimited: false, jsonp: false, formats: ['json'] as const };
 const oauthErrors = {
-  400: response('`invalid_request`, `invalid_grant`, `unsupported_grant_type`, `invalid_client`, …', ref('OAuthError'), { ...plain, headers: NO_STORE }),
+  400: response(
+    '`invalid_request`, `invalid_grant`, `unsupported_grant_type`, `invalid_client`, …',
+    ref('OAuthError'),
+    { ...plain, headers: NO_STORE },
+  ),
   401: response('`invalid_client` when HTTP Basic was used or no client credentials were sent', ref('OAuthError'), {
     ...plain,
     headers: { ...NO_STORE, 'WWW-Authenticate': stringHeader('`Basic realm=…`') },
   }),
   413: response('`invalid_request`: the body is over 1 MiB', ref('OAuthError'), { ...plain, headers: NO_STORE }),
-  429: response('`invalid_request`: too many failed client authentications from this IP (docs/api.md "OAuth 2")', ref('OAuthError'), {
-    ...plain,
-    headers: { ...NO_STORE, 'Retry-After': stringHeader('seconds until the limit\'s 15-minute window ends') },
-  }),
+  429: response(
+    '`invalid_request`: too many failed client authentications from this IP (docs/api.md "OAuth 2")',
+    ref('OAuthError'),
+    {
+      ...plain,
+      headers: { ...NO_STORE, 'Retry-After': stringHeader("seconds until the limit's 15-minute window ends") },
+    },
+  ),
   500: response('`server_error`', ref('OAuthError'), { ...plain, headers: NO_STORE }),
 };
 const clientFields = {
@@ -62,7 +70,10 @@ export const revokeEndpoint = documented({
   tags: ['oauth'],
   security: CLIENT_AUTH,
   ...formBody(Type.Object({ token: Type.String(), token_type_hint: Type.Optional(Type.String()), ...clientFields })),
-  response: { 200: noContent('Revoked (or unknown): empty body', { rateLimited: false, headers: NO_STORE }), ...oauthErrors },
+  response: {
+    200: noContent('Revoked (or unknown): empty body', { rateLimited: false, headers: NO_STORE }),
+    ...oauthErrors,
+  },
 });
 
 /** GET /.well-known/oauth-authorization-server */
@@ -72,7 +83,9 @@ export const metadataEndpoint = documented({
   tags: ['oauth'],
   security: PUBLIC,
   response: {
-    200: response('Metadata', ref('OAuthMetadata'), { ...plain, headers: { 'Cache-Control': stringHeader('`public, max-age=3600`') } }),
+    200: response('Metadata', ref('OAuthMetadata'), {
+      ...plain,
+      headers: { 'Cache-Control': stringHeader('`public, max-age=3600`') },
+    }),
   },
 });
-

@@ -17,7 +17,10 @@ export function partnerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     const identity = single(bodyOf(request).identity) ?? single(query.identity);
     const { identity: verified, claimedThingIds } = await verifyIdentity(ctx.services, principal, identity, username);
     const n = claimedThingIds.length;
-    return { message: 'ok', description: `Identity ${verified} verified; ${n} pending thing${n === 1 ? '' : 's'} claimed` };
+    return {
+      message: 'ok',
+      description: `Identity ${verified} verified; ${n} pending thing${n === 1 ? '' : 's'} claimed`,
+    };
   };
 
   /**
@@ -28,5 +31,7 @@ export function partnerRoutes(app: FastifyInstance, ctx: RouteContext): void {
   app.post('/user/verify', docs.verifyOwn, async (request) => verify(request));
 
   /** POST /users/:username/verify — as above; the token's user must be `:username` (else 401). */
-  app.post<{ Params: { username: string } }>('/users/:username/verify', docs.verifyUser, async (request) => verify(request, request.params.username));
+  app.post<{ Params: { username: string } }>('/users/:username/verify', docs.verifyUser, async (request) =>
+    verify(request, request.params.username),
+  );
 }

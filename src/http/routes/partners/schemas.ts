@@ -3,7 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { documented, errors, formBody, JSONP_PARAM, params, response, token, USERNAME } from '../../schemas/common.ts';
 import { ref } from '../../schemas/representations.ts';
 
-const identity = Type.String({ description: 'the partner-side identity, `partner:<namespace>:<id>` (or `email:<hash>`, `twitter:user:id:<id>`)' });
+const identity = Type.String({
+  description: 'the partner-side identity, `partner:<namespace>:<id>` (or `email:<hash>`, `twitter:user:id:<id>`)',
+});
 const common = {
   tags: ['partners'],
   security: token(),
@@ -19,7 +21,7 @@ const common = {
 export const verifyOwn = documented({
   summary: 'Verify a partner-side identity of the caller',
   description:
-    'With a token issued to a partner\'s client: associates `identity` (body or query) with the token\'s user and claims its pending things ' +
+    "With a token issued to a partner's client: associates `identity` (body or query) with the token's user and claims its pending things " +
     '(api-v2.md "Partner verification"). 401 `unauthorized` when not logged in, not a partner\'s token, the identity is malformed, ' +
     "outside the partner's namespace, or verified by another user.",
   ...common,
@@ -28,7 +30,7 @@ export const verifyOwn = documented({
 /** POST /users/:username/verify */
 export const verifyUser = documented({
   summary: 'Verify a partner-side identity of a user',
-  description: 'As POST /user/verify; the token\'s user must be `username` (else 401 `unauthorized`).',
+  description: "As POST /user/verify; the token's user must be `username` (else 401 `unauthorized`).",
   params: params(USERNAME),
   ...common,
 });

@@ -22,14 +22,18 @@ export function rateLimitRoutes(app: FastifyInstance): void {
    * else the client IP's. Not rate limited: not counted and no X-RateLimit headers. JSON or XML
    * (`<rate_limit>`). An invalid token → 401 `unauthorized`, like every route.
    */
-  app.get('/rate_limit', { ...docs.getRateLimit, config: { rateLimit: false, xmlRoot: 'rate_limit' } }, async (request): Promise<RateLimitBody> => {
-    const status = await app.rateLimiter.peek(subjectOf(request.principal, request.ip));
-    return {
-      hourly_limit: status.limit,
-      remaining_hits: status.remaining,
-      current_hits: status.current,
-      reset_time_in_seconds: status.reset,
-      reset_time: httpDate(status.reset),
-    };
-  });
+  app.get(
+    '/rate_limit',
+    { ...docs.getRateLimit, config: { rateLimit: false, xmlRoot: 'rate_limit' } },
+    async (request): Promise<RateLimitBody> => {
+      const status = await app.rateLimiter.peek(subjectOf(request.principal, request.ip));
+      return {
+        hourly_limit: status.limit,
+        remaining_hits: status.remaining,
+        current_hits: status.current,
+        reset_time_in_seconds: status.reset,
+        reset_time: httpDate(status.reset),
+      };
+    },
+  );
 }

@@ -19,27 +19,31 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * 400 `invalid_parameters` for a malformed tags expression, an unknown language, category, user
    * or sort, a bad url, count or page (see domain/search.ts).
    */
-  app.get<{ Querystring: Query }>('/things/search', { ...docs.searchThings, config: { xmlRoot: 'search' } }, async (request, reply) => {
-    const page = parsePage(request.query);
-    const full = parseFull(request.query);
-    const found = await findSearchPage(ctx.services, request.query, page, request.principal);
-    // An anonymous search the search cache answered: its rendered answer, while its things are
-    // unchanged (src/http/search-render-cache.ts). Not with `full`: owners' profiles can change.
-    const render = found.hit && !request.principal && !full ? ctx.searchRender : undefined;
-    const rendered = render?.get(found.page, found.external);
-    if (rendered !== undefined) {
-      // The bytes go out as they are for JSON; XML and JSONP are made from the JSON text (formats plugin).
-      const plainJson = request.format === 'json' && request.jsonp === undefined;
-      return reply.type(CONTENT_TYPE.json).send(plainJson ? rendered : rendered.toString('utf8'));
-    }
-    const basis = render?.basis(found.page, found.external);
-    const things = await readSearchThings(ctx.services, found.page, request.principal);
-    const body = presentSearchResult(found.page.total, page.page, await presentThingsFor(ctx, request, things, full));
-    if (!render || !basis) return body;
-    // API answers are plain JSON.stringify (src/http/schemas/common.ts `stringify`), so this is the
-    // same body Fastify would send.
-    const json = JSON.stringify(body);
-    render.set(found.page, json, basis);
-    return reply.type(CONTENT_TYPE.json).send(json);
-  });
+  app.get<{ Querystring: Query }>(
+    '/things/search',
+    { ...docs.searchThings, config: { xmlRoot: 'search' } },
+    async (request, reply) => {
+      const page = parsePage(request.query);
+      const full = parseFull(request.query);
+      const found = await findSearchPage(ctx.services, request.query, page, request.principal);
+      // An anonymous search the search cache answered: its rendered answer, while its things are
+      // unchanged (src/http/search-render-cache.ts). Not with `full`: owners' profiles can change.
+      const render = found.hit && !request.principal && !full ? ctx.searchRender : undefined;
+      const rendered = render?.get(found.page, found.external);
+      if (rendered !== undefined) {
+        // The bytes go out as they are for JSON; XML and JSONP are made from the JSON text (formats plugin).
+        const plainJson = request.format === 'json' && request.jsonp === undefined;
+        return reply.type(CONTENT_TYPE.json).send(plainJson ? rendered : rendered.toString('utf8'));
+      }
+      const basis = render?.basis(found.page, found.external);
+      const things = await readSearchThings(ctx.services, found.page, request.principal);
+      const body = presentSearchResult(found.page.total, page.page, await presentThingsFor(ctx, request, things, full));
+      if (!render || !basis) return body;
+      // API answers are plain JSON.stringify (src/http/schemas/common.ts `stringify`), so this is the
+      // same body Fastify would send.
+      const json = JSON.stringify(body);
+      render.set(found.page, json, basis);
+      return reply.type(CONTENT_TYPE.json).send(json);
+    },
+  );
 }

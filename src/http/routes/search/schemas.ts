@@ -1,6 +1,14 @@
 /** Route schema of GET /things/search (api-v2.md "Things", "Search result"; docs/api.md "Search"; docs/adr/0013-openapi.md). */
 import { Type } from '@sinclair/typebox';
-import { documented, errors, JSONP_PARAM, LIST_PARAMS, OPTIONAL_TOKEN, response, SUFFIX_NOTE } from '../../schemas/common.ts';
+import {
+  documented,
+  errors,
+  JSONP_PARAM,
+  LIST_PARAMS,
+  OPTIONAL_TOKEN,
+  response,
+  SUFFIX_NOTE,
+} from '../../schemas/common.ts';
 import { ref } from '../../schemas/representations.ts';
 
 /** GET /things/search */
@@ -13,14 +21,24 @@ export const searchThings = documented({
   tags: ['search'],
   security: OPTIONAL_TOKEN,
   querystring: Type.Object({
-    query: Type.Optional(Type.String({ maxLength: 500, description: 'words that must all occur in title, description, tags or url' })),
+    query: Type.Optional(
+      Type.String({ maxLength: 500, description: 'words that must all occur in title, description, tags or url' }),
+    ),
     url: Type.Optional(Type.String({ description: 'an absolute http(s) URL: only its thing' })),
-    tags: Type.Optional(Type.String({ description: 'tag expression: `|` OR, `&` or space AND, `!` NOT / but not, parentheses (URL-encode `&` as `%26`)' })),
+    tags: Type.Optional(
+      Type.String({
+        description:
+          'tag expression: `|` OR, `&` or space AND, `!` NOT / but not, parentheses (URL-encode `&` as `%26`)',
+      }),
+    ),
     language: Type.Optional(Type.String({ description: 'a language id or a comma list' })),
     category: Type.Optional(Type.String({ description: 'a category id or a comma list' })),
     user: Type.Optional(Type.String({ description: "a username: only that user's things" })),
     sort: Type.Optional(
-      Type.Union(['relevance', 'trend', 'tips', 'tips_month', 'tips_week', 'tips_day'].map((s) => Type.Literal(s)), { default: 'relevance' }),
+      Type.Union(
+        ['relevance', 'trend', 'tips', 'tips_month', 'tips_week', 'tips_day'].map((s) => Type.Literal(s)),
+        { default: 'relevance' },
+      ),
     ),
     ...LIST_PARAMS,
     ...JSONP_PARAM,

@@ -19,12 +19,20 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
    * GET /user/subscriptions — the caller's subscriptions (active and paused), newest first, not
    * paged: array of Subscription `{type, active, created_at, started_at, thing}`.
    */
-  app.get('/user/subscriptions', { ...docs.listSubscriptions, config: { xmlRoot: 'subscriptions' } }, async (request) => {
-    const principal = requireScope(request, 'tip');
-    const subs = await listSubscriptions(s, principal);
-    const viewer = await viewerState(s, principal, subs.map((x) => x.thing));
-    return subs.map((x) => presentSubscription(ctx.urls, x.subscription, x.thing, viewer));
-  });
+  app.get(
+    '/user/subscriptions',
+    { ...docs.listSubscriptions, config: { xmlRoot: 'subscriptions' } },
+    async (request) => {
+      const principal = requireScope(request, 'tip');
+      const subs = await listSubscriptions(s, principal);
+      const viewer = await viewerState(
+        s,
+        principal,
+        subs.map((x) => x.thing),
+      );
+      return subs.map((x) => presentSubscription(ctx.urls, x.subscription, x.thing, viewer));
+    },
+  );
 
   /**
    * POST /things/:id/subscriptions — subscribes and tips the thing for the current period unless
@@ -35,7 +43,11 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
   app.post<{ Params: { id: string } }>('/things/:id/subscriptions', docs.subscribe, async (request) => {
     const principal = requireScope(request, 'tip');
     const { thing } = await subscribe(s, principal, parseId(request.params.id) ?? -1);
-    return { message: 'ok', description: 'Successfully subscribed to Thing', thing: presentThingConfirmation(ctx.urls, thing) };
+    return {
+      message: 'ok',
+      description: 'Successfully subscribed to Thing',
+      thing: presentThingConfirmation(ctx.urls, thing),
+    };
   });
 
   /**
@@ -46,7 +58,9 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
   app.put<{ Params: { id: string } }>('/things/:id/subscriptions', docs.toggleSubscription, async (request) => {
     const principal = requireScope(request, 'tip');
     const state = await toggleSubscription(s, principal, parseId(request.params.id) ?? -1);
-    return state === 'paused' ? { message: 'paused', description: 'Subscription paused' } : { message: 'started', description: 'Subscription started' };
+    return state === 'paused'
+      ? { message: 'paused', description: 'Subscription paused' }
+      : { message: 'started', description: 'Subscription started' };
   });
 
   /** DELETE /things/:id/subscriptions — 204, empty body; 404 `not_found` without a subscription. */

@@ -1,6 +1,16 @@
 /** Route schemas of the subscriptions endpoints (api-v2.md "Endpoints / Subscriptions", "States and transitions"; docs/adr/0013-openapi.md). */
 import { Type } from '@sinclair/typebox';
-import { documented, errors, JSONP_PARAM, noContent, params, response, SUFFIX_NOTE, THING_ID, token } from '../../schemas/common.ts';
+import {
+  documented,
+  errors,
+  JSONP_PARAM,
+  noContent,
+  params,
+  response,
+  SUFFIX_NOTE,
+  THING_ID,
+  token,
+} from '../../schemas/common.ts';
 import { ref } from '../../schemas/representations.ts';
 
 /** GET /user/subscriptions */
@@ -41,13 +51,17 @@ export const toggleSubscription = documented({
   security: token('tip'),
   params: params(THING_ID),
   querystring: Type.Object(JSONP_PARAM),
-  response: { 200: response('Message body, message `started` or `paused`', ref('Message')), ...errors(['insufficient_scope', 'not_found']) },
+  response: {
+    200: response('Message body, message `started` or `paused`', ref('Message')),
+    ...errors(['insufficient_scope', 'not_found']),
+  },
 });
 
 /** DELETE /things/:id/subscriptions */
 export const unsubscribe = documented({
   summary: 'Unsubscribe from a thing',
-  description: 'Scope `tip`. 204 with an empty body; 404 `not_found` without a subscription (api-v2.md "Endpoints / Subscriptions").',
+  description:
+    'Scope `tip`. 204 with an empty body; 404 `not_found` without a subscription (api-v2.md "Endpoints / Subscriptions").',
   tags: ['subscriptions'],
   security: token('tip'),
   params: params(THING_ID),

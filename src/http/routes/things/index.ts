@@ -2,7 +2,17 @@
  * Things endpoints (api-v2.md "Endpoints / Things", DECISIONS.md "Things").
  */
 import type { FastifyInstance } from 'fastify';
-import { createThing, deleteThing, getThing, getThings, listOwnThings, listUserThings, lookupThing, MAX_MULTI_GET, updateThing } from '../../../domain/things.ts';
+import {
+  createThing,
+  deleteThing,
+  getThing,
+  getThings,
+  listOwnThings,
+  listUserThings,
+  lookupThing,
+  MAX_MULTI_GET,
+  updateThing,
+} from '../../../domain/things.ts';
 import { InvalidParametersError, InvalidRequestError, NotFoundError } from '../../../domain/errors.ts';
 import { single } from '../../../domain/input.ts';
 import { requireScope, requireToken } from '../../plugins/authenticate.ts';
@@ -38,7 +48,9 @@ export function overlongIdListError(method: string, path: string): InvalidParame
   }
   if (raw.length <= ID_LIST_MAX_LENGTH) return undefined;
   const count = parseIdList(raw).length;
-  return count > MAX_MULTI_GET ? new InvalidParametersError(`At most ${MAX_MULTI_GET} ids, comma-separated; ${count} were given`, 'things') : undefined;
+  return count > MAX_MULTI_GET
+    ? new InvalidParametersError(`At most ${MAX_MULTI_GET} ids, comma-separated; ${count} were given`, 'things')
+    : undefined;
 }
 
 export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -57,26 +69,35 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * GET /users/:username/things — a user's things, newest first, paged; hidden ones only for the
    * owner. `.as`/`.atom`: the same things as `post` items by their owner (src/http/feeds.ts).
    */
-  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/things', { ...docs.listUserThings, config: feedConfig }, async (request, reply) => {
-    const page = parsePage(request.query);
-    const full = parseFull(request.query);
-    const things = await listUserThings(s, request.params.username, request.principal, page);
-    if (wantsFeed(request)) {
-      const { username } = await getUser(s, request.params.username);
-      return sendFeed(ctx, request, reply, thingItems(things), thingsFeed(username, page));
-    }
-    return presentThingsFor(ctx, request, things, full);
-  });
+  app.get<{ Params: { username: string }; Querystring: Query }>(
+    '/users/:username/things',
+    { ...docs.listUserThings, config: feedConfig },
+    async (request, reply) => {
+      const page = parsePage(request.query);
+      const full = parseFull(request.query);
+      const things = await listUserThings(s, request.params.username, request.principal, page);
+      if (wantsFeed(request)) {
+        const { username } = await getUser(s, request.params.username);
+        return sendFeed(ctx, request, reply, thingItems(things), thingsFeed(username, page));
+      }
+      return presentThingsFor(ctx, request, things, full);
+    },
+  );
 
   /** GET /user/things — the caller's things (token, any scope), hidden included. `.as`/`.atom`: as `post` items. */
-  app.get<{ Querystring: Query }>('/user/things', { ...docs.listOwnThings, config: feedConfig }, async (request, reply) => {
-    const principal = requireToken(request);
-    const page = parsePage(request.query);
-    const full = parseFull(request.query);
-    const things = await listOwnThings(s, principal, page);
-    if (wantsFeed(request)) return sendFeed(ctx, request, reply, thingItems(things), thingsFeed(principal.username, page));
-    return presentThingsFor(ctx, request, things, full);
-  });
+  app.get<{ Querystring: Query }>(
+    '/user/things',
+    { ...docs.listOwnThings, config: feedConfig },
+    async (request, reply) => {
+      const principal = requireToken(request);
+      const page = parsePage(request.query);
+      const full = parseFull(request.query);
+      const things = await listOwnThings(s, principal, page);
+      if (wantsFeed(request))
+        return sendFeed(ctx, request, reply, thingItems(things), thingsFeed(principal.username, page));
+      return presentThingsFor(ctx, request, things, full);
+    },
+  );
 
   /**
    * GET /things/lookup/?url= — 302 with Location and `{message: "found", location}`, or 404 with
@@ -94,19 +115,25 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * (DECISIONS.md "Things"). Errors: 404 `not_found` when any id is unknown or not an id; more than
    * MAX_MULTI_GET ids → 400 `invalid_parameters`.
    */
-  app.get<{ Params: { ids: string }; Querystring: Query }>('/things/:ids', { ...docs.getThings, config: { xmlRoot: 'things' } }, async (request) => {
-    const full = parseFull(request.query);
-    const raw = request.params.ids;
-    if (raw.includes(',')) return presentThingsFor(ctx, request, await getThings(s, parseIdList(raw)), full);
-    const thing = await getThing(s, parseId(raw) ?? -1);
-    return (await presentThingsFor(ctx, request, [thing], full))[0];
-  });
+  app.get<{ Params: { ids: string }; Querystring: Query }>(
+    '/things/:ids',
+    { ...docs.getThings, config: { xmlRoot: 'things' } },
+    async (request) => {
+      const full = parseFull(request.query);
+      const raw = request.params.ids;
+      if (raw.includes(',')) return presentThingsFor(ctx, request, await getThings(s, parseIdList(raw)), full);
+      const thing = await getThing(s, parseId(raw) ?? -1);
+      return (await presentThingsFor(ctx, request, [thing], full))[0];
+    },
+  );
 
   /** POST /things (scope `thing`) — 201 `{id, link, message: "ok", description}`; `link` is the API URL. */
   app.post('/things', docs.createThing, async (request, reply) => {
     const principal = requireScope(request, 'thing');
     const id = await createThing(s, principal, bodyOf(request));
-    return reply.code(201).send({ id, link: thingUrl(id), message: 'ok', description: 'Thing was created successfully' });
+    return reply
+      .code(201)
+      .send({ id, link: thingUrl(id), message: 'ok', description: 'Thing was created successfully' });
   });
 
   const update = async (request: { params: { ids: string } } & Parameters<typeof requireScope>[0]) => {

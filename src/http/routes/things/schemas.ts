@@ -23,11 +23,17 @@ import { ref } from '../../schemas/representations.ts';
 import { FEED_LIST_FORMATS } from '../../../formats/negotiation.ts';
 
 const listQuery = Type.Object({ ...LIST_PARAMS, ...JSONP_PARAM });
-const thingsList = response('Array of thing (full representation); `.as`/`.atom`: the things as `post` activities', Type.Array(ref('Thing')), {
-  formats: FEED_LIST_FORMATS,
-  xmlRoot: 'things',
-});
-const IDS = { ids: Type.String({ description: 'a thing id, or up to 100 comma-separated ids (`1,2,3`)', pattern: '^[0-9,]+$' }) };
+const thingsList = response(
+  'Array of thing (full representation); `.as`/`.atom`: the things as `post` activities',
+  Type.Array(ref('Thing')),
+  {
+    formats: FEED_LIST_FORMATS,
+    xmlRoot: 'things',
+  },
+);
+const IDS = {
+  ids: Type.String({ description: 'a thing id, or up to 100 comma-separated ids (`1,2,3`)', pattern: '^[0-9,]+$' }),
+};
 const ONE_ID = { ids: Type.String({ description: 'a thing id (positive integer)', pattern: '^[0-9]+$' }) };
 
 /** Fields of a thing accepted on create (docs/api.md "Things"); on update the same but `url`. */
@@ -43,7 +49,11 @@ const thingFields = {
         'A tag holding white space or one of `& | ! ( ) ,` → 400 `validation` naming it (no tags search could find it)',
     }),
   ),
-  hidden: Type.Optional(Type.Union([Type.Boolean(), Type.String()], { description: 'a boolean, or `true|false|1|0` in any case (default false)' })),
+  hidden: Type.Optional(
+    Type.Union([Type.Boolean(), Type.String()], {
+      description: 'a boolean, or `true|false|1|0` in any case (default false)',
+    }),
+  ),
 };
 
 /** GET /users/:username/things */
@@ -75,12 +85,17 @@ export const lookupThing = documented({
   description:
     'Finds the thing of a URL, or of an auto-submit URL\'s inner `url` (api-v2.md "Endpoints / Things", docs/api.md "Things"): ' +
     '302 with `Location` (the thing\'s API address) and `{message: "found", location}`, or 404 `{message: "not_found", description}` ' +
-    '(the spec\'s own body, not the error shape). A `user_id` or `owner` of an auto-submit URL that does not match → 400 `validation`.',
+    "(the spec's own body, not the error shape). A `user_id` or `owner` of an auto-submit URL that does not match → 400 `validation`.",
   tags: ['things'],
   security: PUBLIC,
-  querystring: Type.Object({ url: Type.String({ description: 'the URL (URL-encoded); may be an auto-submit URL' }), ...JSONP_PARAM }),
+  querystring: Type.Object({
+    url: Type.String({ description: 'the URL (URL-encoded); may be an auto-submit URL' }),
+    ...JSONP_PARAM,
+  }),
   response: {
-    302: response('Found', ref('LookupFound'), { headers: { Location: { type: 'string', description: "the thing's API address" } } }),
+    302: response('Found', ref('LookupFound'), {
+      headers: { Location: { type: 'string', description: "the thing's API address" } },
+    }),
     404: response('No thing for this URL', ref('LookupMissing')),
     ...errors(['invalid_request', 'validation']),
   },
@@ -99,7 +114,11 @@ export const getThings = documented({
   params: params(IDS),
   querystring: Type.Object({ full: LIST_PARAMS.full, ...JSONP_PARAM }),
   response: {
-    200: response('A thing, or an array of things for several ids', Type.Union([ref('Thing'), Type.Array(ref('Thing'))]), { xmlRoot: 'things' }),
+    200: response(
+      'A thing, or an array of things for several ids',
+      Type.Union([ref('Thing'), Type.Array(ref('Thing'))]),
+      { xmlRoot: 'things' },
+    ),
     ...errors(['invalid_parameters', 'not_found']),
   },
 });
@@ -114,7 +133,10 @@ export const createThing = documented({
   security: token('thing'),
   ...formBody(Type.Object({ url: Type.String({ maxLength: 2048 }), ...thingFields })),
   querystring: Type.Object(JSONP_PARAM),
-  response: { 201: response('Created', ref('Creation')), ...errors(['invalid_request', 'validation', 'insufficient_scope']) },
+  response: {
+    201: response('Created', ref('Creation')),
+    ...errors(['invalid_request', 'validation', 'insufficient_scope']),
+  },
 });
 
 const updateBody = Type.Object({
@@ -145,7 +167,9 @@ export const updateThingOverride = documented({
   tags: ['things'],
   security: token('thing'),
   params: params(ONE_ID),
-  ...formBody(Type.Object({ _method: Type.Optional(Type.Literal('patch')), ...updateBody.properties }), { optional: true }),
+  ...formBody(Type.Object({ _method: Type.Optional(Type.Literal('patch')), ...updateBody.properties }), {
+    optional: true,
+  }),
   querystring: Type.Object({ _method: Type.Optional(Type.String({ description: '`patch`' })), ...JSONP_PARAM }),
   response: { 200: response('Message body `{message: "ok", description}`', ref('Message')), ...updateErrors },
 });
@@ -153,7 +177,8 @@ export const updateThingOverride = documented({
 /** DELETE /things/:id */
 export const deleteThing = documented({
   summary: 'Delete a thing',
-  description: 'Scope `thing`, owner only (else 403 `forbidden`). 204 with an empty body; the tips stay in the ledger (docs/api.md "Things").',
+  description:
+    'Scope `thing`, owner only (else 403 `forbidden`). 204 with an empty body; the tips stay in the ledger (docs/api.md "Things").',
   tags: ['things'],
   security: token('thing'),
   params: params(ONE_ID),

@@ -43,18 +43,27 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * on hidden things only for the things' owner, in every format (DECISIONS.md "Things").
    * `.as`/`.atom`: the same page of tips as `like` items.
    */
-  app.get<{ Params: { username: string }; Querystring: Query }>('/users/:username/tips', { ...docs.listUserTips, config }, async (request, reply) => {
-    const page = parsePage(request.query);
-    parseFull(request.query);
-    const tips = await listUserTips(s, request.params.username, request.principal, page);
-    if (wantsFeed(request)) {
-      const { username } = await getUser(s, request.params.username);
-      const path = `/users/${encodeURIComponent(username)}/tips`;
-      const items = tipItems(tips);
-      return sendFeed(ctx, request, reply, items, { title: `Tips by ${username}`, path, query: pageQuery(page), author: userAuthor(ctx, username) });
-    }
-    return presentTips(request, tips);
-  });
+  app.get<{ Params: { username: string }; Querystring: Query }>(
+    '/users/:username/tips',
+    { ...docs.listUserTips, config },
+    async (request, reply) => {
+      const page = parsePage(request.query);
+      parseFull(request.query);
+      const tips = await listUserTips(s, request.params.username, request.principal, page);
+      if (wantsFeed(request)) {
+        const { username } = await getUser(s, request.params.username);
+        const path = `/users/${encodeURIComponent(username)}/tips`;
+        const items = tipItems(tips);
+        return sendFeed(ctx, request, reply, items, {
+          title: `Tips by ${username}`,
+          path,
+          query: pageQuery(page),
+          author: userAuthor(ctx, username),
+        });
+      }
+      return presentTips(request, tips);
+    },
+  );
 
   /** GET /user/tips — the caller's tips (token, any scope), hidden things as above. `.as`/`.atom`: as `like` items. */
   app.get<{ Querystring: Query }>('/user/tips', { ...docs.listOwnTips, config }, async (request, reply) => {
@@ -66,7 +75,12 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
       const { username } = principal;
       const path = `/users/${encodeURIComponent(username)}/tips`;
       const items = tipItems(tips);
-      return sendFeed(ctx, request, reply, items, { title: `Tips by ${username}`, path, query: pageQuery(page), author: userAuthor(ctx, username) });
+      return sendFeed(ctx, request, reply, items, {
+        title: `Tips by ${username}`,
+        path,
+        query: pageQuery(page),
+        author: userAuthor(ctx, username),
+      });
     }
     return presentTips(request, tips);
   });
@@ -76,21 +90,32 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * unless the caller owns it. `.as`/`.atom`: as `like` items; the Atom feed's author is the
    * thing's owner.
    */
-  app.get<{ Params: { id: string }; Querystring: Query }>('/things/:id/tips', { ...docs.listThingTips, config }, async (request, reply) => {
-    const principal = requireToken(request);
-    const page = parsePage(request.query);
-    parseFull(request.query);
-    const id = parseId(request.params.id) ?? -1;
-    const tips = await listThingTips(s, principal, id, page);
-    if (wantsFeed(request)) {
-      const thing = await getThing(s, id);
-      const author = thing.owner.kind === 'user' ? userAuthor(ctx, thing.owner.username) : { name: thing.owner.identity };
-      const title = `Tips on "${thing.title !== '' ? thing.title : thing.url}"`;
-      const feed = { title, path: `/things/${thing.id}/tips`, query: pageQuery(page), alternateUrl: thingPage(ctx.urls.site, thing.id), author };
-      return sendFeed(ctx, request, reply, tipItems(tips), feed);
-    }
-    return presentTips(request, tips);
-  });
+  app.get<{ Params: { id: string }; Querystring: Query }>(
+    '/things/:id/tips',
+    { ...docs.listThingTips, config },
+    async (request, reply) => {
+      const principal = requireToken(request);
+      const page = parsePage(request.query);
+      parseFull(request.query);
+      const id = parseId(request.params.id) ?? -1;
+      const tips = await listThingTips(s, principal, id, page);
+      if (wantsFeed(request)) {
+        const thing = await getThing(s, id);
+        const author =
+          thing.owner.kind === 'user' ? userAuthor(ctx, thing.owner.username) : { name: thing.owner.identity };
+        const title = `Tips on "${thing.title !== '' ? thing.title : thing.url}"`;
+        const feed = {
+          title,
+          path: `/things/${thing.id}/tips`,
+          query: pageQuery(page),
+          alternateUrl: thingPage(ctx.urls.site, thing.id),
+          author,
+        };
+        return sendFeed(ctx, request, reply, tipItems(tips), feed);
+      }
+      return presentTips(request, tips);
+    },
+  );
 
   /** POST /things/:id/tip (scope `tip`) — 200 `{message: "ok", description, thing}` (8-field thing). */
   app.post<{ Params: { id: string } }>('/things/:id/tip', docs.tipThing, async (request) => {

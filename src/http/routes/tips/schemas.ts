@@ -18,10 +18,14 @@ import { ref } from '../../schemas/representations.ts';
 import { FEED_LIST_FORMATS } from '../../../formats/negotiation.ts';
 
 const listQuery = Type.Object({ ...LIST_PARAMS, ...JSONP_PARAM });
-const tipsList = response('Array of Tip, newest first; `.as`/`.atom`: the tips as `like` activities', Type.Array(ref('Tip')), {
-  formats: FEED_LIST_FORMATS,
-  xmlRoot: 'tips',
-});
+const tipsList = response(
+  'Array of Tip, newest first; `.as`/`.atom`: the tips as `like` activities',
+  Type.Array(ref('Tip')),
+  {
+    formats: FEED_LIST_FORMATS,
+    xmlRoot: 'tips',
+  },
+);
 const confirmation = response('`{message: "ok", description, thing}` with the confirmation thing', ref('Confirmation'));
 const tipErrors = errors(['invalid_request', 'insufficient_scope', 'tip_once', 'tip_owner', 'no_means', 'not_found']);
 
@@ -78,12 +82,23 @@ export const tipThing = documented({
 export const tipUrl = documented({
   summary: 'Tip a URL',
   description:
-    'Scope `tip`. `url`: a registered thing\'s URL, an auto-submit URL (`{site_url}/submit/auto?url=…&user_id=…` or `owner=<identity>`; ' +
+    "Scope `tip`. `url`: a registered thing's URL, an auto-submit URL (`{site_url}/submit/auto?url=…&user_id=…` or `owner=<identity>`; " +
     'an unregistered inner URL is created and tipped in one transaction), or a URL whose page links an auto-submit URL with ' +
     '`rel="payment"` (api-v2.md "Endpoints / Tips", docs/api.md "Tips", "Discovery"). Another URL → 404; a missing or malformed one → 400 `invalid_request`.',
   tags: ['tips'],
   security: token('tip'),
   ...formBody(Type.Object({ url: Type.String({ description: 'a tippable URL' }) })),
   querystring: Type.Object(JSONP_PARAM),
-  response: { 200: confirmation, ...errors(['invalid_request', 'validation', 'insufficient_scope', 'tip_once', 'tip_owner', 'no_means', 'not_found']) },
+  response: {
+    200: confirmation,
+    ...errors([
+      'invalid_request',
+      'validation',
+      'insufficient_scope',
+      'tip_once',
+      'tip_owner',
+      'no_means',
+      'not_found',
+    ]),
+  },
 });

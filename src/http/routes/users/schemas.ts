@@ -1,6 +1,16 @@
 /** Route schemas of the users endpoints (api-v2.md "Endpoints / Users"; docs/adr/0013-openapi.md). */
 import { Type } from '@sinclair/typebox';
-import { documented, errors, JSONP_PARAM, params, PUBLIC, response, SUFFIX_NOTE, token, USERNAME } from '../../schemas/common.ts';
+import {
+  documented,
+  errors,
+  JSONP_PARAM,
+  params,
+  PUBLIC,
+  response,
+  SUFFIX_NOTE,
+  token,
+  USERNAME,
+} from '../../schemas/common.ts';
 import { ref } from '../../schemas/representations.ts';
 
 /** GET /users/:username — the public User. */
