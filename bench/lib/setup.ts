@@ -13,7 +13,8 @@ import { importThings } from '../../src/cli/import-things.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { periodOf } from '../../src/domain/periods.ts';
 import type { Services } from '../../src/domain/services.ts';
-import { fundUser, hasMeans, registerUser } from '../../src/domain/users.ts';
+import { fundUser, registerUser } from '../../src/domain/users.ts';
+import { hasMeans } from '../../src/domain/money/means.ts';
 import { hashSecret, newSecret } from '../../src/auth/secrets.ts';
 
 export const CATALOGUE_OWNER = 'npm';

@@ -4,13 +4,7 @@
  */
 import { inTransaction, isUniqueViolation } from '../db/transaction.ts';
 import { randomBytes } from 'node:crypto';
-import {
-  findPasswordHash,
-  findUserById,
-  findUserByUsername,
-  insertUser,
-  type Means,
-} from '../db/repositories/users.ts';
+import { findPasswordHash, findUserById, findUserByUsername, insertUser } from '../db/repositories/users.ts';
 import { ensureAccount, postTransaction } from '../db/repositories/ledger.ts';
 import { hashPassword, unboundedHashing } from '../auth/passwords.ts';
 import { parseBoolean } from './input.ts';
@@ -18,7 +12,7 @@ import { parseHttpUrl } from './urls.ts';
 import { DomainError, NotFoundError, ValidationError } from './errors.ts';
 import type { UserRecord } from './records.ts';
 import type { Services } from './services.ts';
-import { MAX_BUDGET_CENTS } from './money/account.ts';
+import { MAX_BUDGET_CENTS } from './money/means.ts';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -120,20 +114,6 @@ export async function fundUser(
     }
   });
   return getUser(s, input.username);
-}
-
-/**
- * The budget that applies to a period, in cents (DECISIONS.md "Money"): the one fixed at the user's
- * first tip in it, else (no tip yet) the monthly budget setting.
- */
-export function periodBudget(m: Means): number {
-  return m.periodBudgetCents ?? m.budgetCents;
-}
-
-/** DECISIONS.md "Money": a user has means in a period when its budget > 0 and balance ≥ that budget. */
-export function hasMeans(m: Means): boolean {
-  const budget = periodBudget(m);
-  return budget > 0 && m.balanceCents >= budget;
 }
 
 /** The profile fields a user edits on the website's settings page (the User resource's fields). */

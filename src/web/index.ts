@@ -23,6 +23,7 @@ import { checkCsrf, CsrfError } from './csrf.ts';
 import { PasswordHashingBusyError } from '../auth/passwords.ts';
 import { clientNetwork } from '../ratelimit/limiter.ts';
 import type { WebLimits } from './limits.ts';
+import { minutesText, type WebContext } from './context.ts';
 import { PAGE_HEADERS, renderTemplate, sendPage, helpers } from './render.ts';
 import { loadSession } from './sessions.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -31,32 +32,6 @@ import { settingsRoutes } from './routes/settings.ts';
 import { appsRoutes } from './routes/apps.ts';
 import { authorizeRoutes } from './routes/authorize.ts';
 import { claimRoutes } from './routes/claim.ts';
-
-/** What the website's route modules share. */
-export interface WebContext {
-  services: Services;
-  config: Config;
-  /** the site is https: cookies are Secure */
-  secure: boolean;
-  /** pages, password forms, sign-ups and failed log-ins (limits.ts) */
-  limits: WebLimits;
-  /** Renders a page inside the layout (see render.ts sendPage). */
-  page(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    view: string,
-    data: Record<string, unknown> & { title: string; notice?: string },
-    status?: number,
-  ): FastifyReply;
-  /** Renders the error page with `status`. */
-  errorPage(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    status: number,
-    heading: string,
-    message: string,
-  ): FastifyReply;
-}
 
 export interface WebOptions {
   services: Services;
@@ -90,12 +65,6 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
   const heading = HEADINGS[status] ?? HEADINGS[400]!;
   const html = renderTemplate('./error', { title: heading, heading, message, user: undefined, csrf: '', h: helpers });
   return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html);
-}
-
-/** "N minutes" (at least one) for a wait of `seconds`. */
-export function minutesText(seconds: number): string {
-  const minutes = Math.max(1, Math.ceil(seconds / 60));
-  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
 /**

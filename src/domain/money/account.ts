@@ -7,10 +7,7 @@ import { findMeans } from '../../db/repositories/users.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { periodOf } from '../periods.ts';
 import type { Services } from '../services.ts';
-import { hasMeans, periodBudget } from '../users.ts';
-
-/** The highest monthly budget a user may set: 1,000,000 cents (10,000.00 in the currency). */
-export const MAX_BUDGET_CENTS = 1_000_000;
+import { hasMeans, MAX_BUDGET_CENTS, periodBudget } from './means.ts';
 
 /**
  * Sets a user's monthly budget. The budget may exceed the balance (the user then has no means

@@ -21,7 +21,7 @@ import { hasTransaction, postTransaction, type AccountRef } from '../../db/repos
 import { findMeans } from '../../db/repositories/users.ts';
 import { InvalidParametersError, PeriodNotEndedError } from '../errors.ts';
 import { periodBounds, periodOf } from '../periods.ts';
-import { periodBudget } from '../users.ts';
+import { periodBudget } from './means.ts';
 import type { Services } from '../services.ts';
 
 /** How long a settlement claim lasts without renewal (seconds); each settled tipper renews it. */

@@ -11,7 +11,7 @@ import { PasswordHashingBusyError } from '../../auth/passwords.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { authenticateUser, registerUser } from '../../domain/users.ts';
 import { clientNetwork } from '../../ratelimit/limiter.ts';
-import { minutesText, type WebContext } from '../index.ts';
+import { minutesText, type WebContext } from '../context.ts';
 import { usernameKey } from '../limits.ts';
 import { safeReturnPath } from '../return-path.ts';
 import { endSession, startSession } from '../sessions.ts';

@@ -18,7 +18,7 @@ import {
 import { SCOPE_DESCRIPTIONS } from '../../auth/oauth/authorize.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { isScope } from '../../domain/scopes.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
 
 /** A scope in plain words (SCOPE_DESCRIPTIONS), or the scope's name for an unknown one. */

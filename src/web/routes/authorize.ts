@@ -24,7 +24,7 @@ import {
   validateAuthorizationRequest,
   type AuthorizationRequest,
 } from '../../auth/oauth/authorize.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import type { WebSession } from '../sessions.ts';
 import { field, formOf, toLogin } from './form.ts';
 

@@ -12,7 +12,7 @@ import { parseIdentity } from '../../domain/identities.ts';
 import { claimIdentity, emailMatchesIdentity } from '../../domain/partners.ts';
 import { findIdentityOwner, listPendingThings } from '../../db/repositories/partners.ts';
 import { findUserById } from '../../db/repositories/users.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { field, toLogin } from './form.ts';
 
 /** Pending things listed on the page, at most. */

@@ -10,7 +10,7 @@ import { listUserTips, tipThing } from '../../domain/tips.ts';
 import { getUser } from '../../domain/users.ts';
 import type { ThingRecord } from '../../domain/records.ts';
 import { STATUS } from '../../http/plugins/errors.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { sessionPrincipal } from '../sessions.ts';
 import { noticeOf, toLogin } from './form.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';

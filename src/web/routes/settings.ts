@@ -4,10 +4,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
-import { getMoneySummary, MAX_BUDGET_CENTS, setMonthlyBudget } from '../../domain/money/account.ts';
+import { getMoneySummary, setMonthlyBudget } from '../../domain/money/account.ts';
+import { MAX_BUDGET_CENTS } from '../../domain/money/means.ts';
 import { updateProfile } from '../../domain/users.ts';
 import { findUserById } from '../../db/repositories/users.ts';
-import type { WebContext } from '../index.ts';
+import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
 
 const PROFILE_FIELDS = ['firstname', 'lastname', 'about', 'city', 'country', 'url', 'avatar'] as const;
