@@ -8,13 +8,12 @@
  * rest goes on; a tag POST /things would refuse is left out of its row with a warning (the line
  * and the reason). Re-running adds nothing twice (a URL already registered is skipped).
  */
-import { noteThingsChanged } from '../db/changes.ts';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { sql } from 'kysely';
-import type { Database } from '../db/connect.ts';
+import { refreshPlannerStatistics, type Database } from '../db/connect.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { joinTags } from '../db/repositories/things.ts';
+import { insertThingsIfNew } from '../db/repositories/things.ts';
+import { insertPostActivities } from '../db/repositories/activities.ts';
 import { DomainError } from '../domain/errors.ts';
 import { parseNewThing, tagProblem, MAX_DESCRIPTION, type NewThing } from '../domain/thing-input.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -83,51 +82,12 @@ export async function countDataRows(file: string): Promise<number> {
 
 const BATCH = 400;
 
+/** Inserts one batch of things and their `post` activities in one transaction; returns how many were new. */
 async function insertBatch(database: Database, batch: NewThing[], ownerId: number, now: number): Promise<number> {
   return inTransaction(database, async (trx) => {
-    const inserted = await trx
-      .insertInto('things')
-      .values(
-        batch.map((t) => ({
-          url: t.url,
-          url_key: t.urlKey,
-          title: t.title,
-          description: t.description,
-          category: t.category,
-          language: t.language,
-          tags: joinTags(t.tags),
-          hidden: 0,
-          owner_user_id: ownerId,
-          created_at: now,
-        })),
-      )
-      .onConflict((oc) => oc.column('url_key').where('deleted_at', 'is', null).doNothing())
-      .returning(['id', 'url_key'])
-      .execute();
-    if (inserted.length === 0) return 0;
-    noteThingsChanged();
-    const byKey = new Map(batch.map((t) => [t.urlKey, t]));
-    const tagRows = inserted.flatMap((r) =>
-      [...new Set(byKey.get(r.url_key)!.tags.map((t) => t.toLowerCase()))].map((tag) => ({ thing_id: r.id, tag })),
-    );
-    for (let i = 0; i < tagRows.length; i += 2000)
-      await trx
-        .insertInto('thing_tags')
-        .values(tagRows.slice(i, i + 2000))
-        .execute();
-    await trx
-      .insertInto('activities')
-      .values(
-        inserted.map((r) => ({
-          actor_user_id: ownerId,
-          verb: 'post',
-          thing_id: r.id,
-          thing_owner_user_id: ownerId,
-          created_at: now,
-        })),
-      )
-      .execute();
-    return inserted.length;
+    const ids = await insertThingsIfNew(trx, batch, ownerId, now);
+    await insertPostActivities(trx, ids, ownerId, now);
+    return ids.length;
   });
 }
 
@@ -178,6 +138,6 @@ export async function importThings(
   await flush();
   // Fresh statistics after a bulk load, so the planner picks the search and listing indexes at once
   // (PostgreSQL otherwise waits for autovacuum; SQLite's planner uses sqlite_stat1 after ANALYZE).
-  if (report.inserted > 0) await sql`analyze`.execute(database.db);
+  if (report.inserted > 0) await refreshPlannerStatistics(database);
   return report;
 }

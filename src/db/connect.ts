@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery } from 'kysely';
 import { createSqliteReader, type FollowUp } from './reader.ts';
 import { RAW_ROWS } from './raw-rows.ts';
 import type { DB } from './schema.ts';
@@ -69,6 +69,14 @@ const SQLITE_ANALYSIS_LIMIT = 1000;
 function optimizeSqlite(raw: BetterSqlite3.Database): void {
   raw.pragma(`analysis_limit = ${SQLITE_ANALYSIS_LIMIT}`);
   raw.pragma('optimize = 0x10002');
+}
+
+/**
+ * Fresh planner statistics for the whole database (`ANALYZE`), after a bulk load: PostgreSQL would
+ * otherwise wait for autovacuum, and SQLite's planner uses sqlite_stat1 after ANALYZE.
+ */
+export async function refreshPlannerStatistics(database: Database): Promise<void> {
+  await sql`analyze`.execute(database.db);
 }
 
 /** PostgreSQL int8 (ids, counts, Unix seconds) as JS numbers: every value we store fits in 2^53. */

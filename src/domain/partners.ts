@@ -16,11 +16,14 @@ import {
   insertIdentity,
   insertPartner,
   listPartners as listPartnerRows,
+  listPendingThings,
   updatePartnerRow,
   type PartnerRecord,
 } from '../db/repositories/partners.ts';
 import { accountBalance, postTransaction } from '../db/repositories/ledger.ts';
+import { assignActivitiesToOwner } from '../db/repositories/activities.ts';
 import {
+  countPending,
   findDelivery,
   listAttempts,
   listDeliveries,
@@ -247,14 +250,7 @@ export async function claimIdentity(
       if (owner?.userId !== userId) return null;
     }
     const thingIds = await claimPendingThings(trx, identity, userId, now);
-    if (thingIds.length) {
-      await trx
-        .updateTable('activities')
-        .set({ thing_owner_user_id: userId })
-        .where('thing_id', 'in', thingIds)
-        .where('thing_owner_user_id', 'is', null)
-        .execute();
-    }
+    await assignActivitiesToOwner(trx, thingIds, userId);
     const held = await accountBalance(trx, { kind: 'held', identity });
     if (held !== 0) {
       await postTransaction(
@@ -273,6 +269,35 @@ export async function claimIdentity(
     }
     return thingIds;
   });
+}
+
+/** A pending thing as the claim page lists it. */
+export interface PendingThing {
+  id: number;
+  url: string;
+  title: string;
+  tips: number;
+}
+
+/**
+ * What the website's claim page shows for an identity: its pending things (newest first, at most
+ * `limit`) and who has verified it, if anyone.
+ */
+export async function getIdentityClaim(
+  s: Services,
+  identity: string,
+  limit: number,
+): Promise<{ pendingThings: PendingThing[]; holder?: { userId: number } }> {
+  const [pendingThings, holder] = await Promise.all([
+    listPendingThings(s.database.db, identity, limit),
+    findIdentityOwner(s.database.db, identity),
+  ]);
+  return { pendingThings, ...(holder ? { holder: { userId: holder.userId } } : {}) };
+}
+
+/** Webhook deliveries waiting in the outbox, over all partners (`GET /metrics`). */
+export async function countPendingWebhooks(s: Services): Promise<number> {
+  return countPending(s.database.db);
 }
 
 /** True when `email` (trimmed, lower-cased) has the MD5 of an `email:<md5>` identity. */

@@ -13,6 +13,8 @@
 import { inTransaction } from '../db/transaction.ts';
 import { findThingById, findThingsByIds } from '../db/repositories/things.ts';
 import { insertActivity } from '../db/repositories/activities.ts';
+import { findTipId } from '../db/repositories/tips.ts';
+import { findPeriod, markPeriodRenewed } from '../db/repositories/periods.ts';
 import {
   claimRenewal,
   deleteSubscription,
@@ -206,15 +208,7 @@ export async function renewSubscriptions(s: Services, opts: { period?: string } 
         try {
           await tipInTransaction(trx, s, thing, { tipperId: sub.userId, clientId: null, source: 'subscription' });
           result = 'tipped';
-          const tip = await trx
-            .selectFrom('tips')
-            .select('id')
-            .where('thing_id', '=', sub.thingId)
-            .where('tipper_id', '=', sub.userId)
-            .orderBy('id', 'desc')
-            .limit(1)
-            .executeTakeFirstOrThrow();
-          tipId = tip.id;
+          tipId = (await findTipId(trx, { thingId: sub.thingId, tipperId: sub.userId, period }))!;
         } catch (err) {
           const skip = outcomeOf(err);
           if (!skip) throw err;
@@ -230,4 +224,14 @@ export async function renewSubscriptions(s: Services, opts: { period?: string } 
     else report.skipped++;
   }
   return report;
+}
+
+/** Whether the subscriptions of `period` ('YYYY-MM') were renewed already (markRenewed). */
+export async function wasRenewed(s: Services, period: string): Promise<boolean> {
+  return (await findPeriod(s.database.db, period))?.renewedAt != null;
+}
+
+/** Records that the subscriptions of `period` were renewed, now by the service clock (the first record stays). */
+export async function markRenewed(s: Services, period: string): Promise<void> {
+  await markPeriodRenewed(s.database.db, period, s.clock.now());
 }

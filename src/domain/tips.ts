@@ -6,7 +6,7 @@ import { inTransaction, type Executor } from '../db/transaction.ts';
 import { findThingById, findThingByUrlKey } from '../db/repositories/things.ts';
 import { countTipOnThing, insertTipOnce, listTipsByTipper, listTipsOnThing } from '../db/repositories/tips.ts';
 import { insertActivity } from '../db/repositories/activities.ts';
-import { findMeans, findUserByUsername, fixPeriodBudget } from '../db/repositories/users.ts';
+import { findMeans, findUserById, findUserByUsername, fixPeriodBudget } from '../db/repositories/users.ts';
 import {
   InvalidRequestError,
   NoMeansError,
@@ -67,16 +67,12 @@ export async function tipInTransaction(
   });
   if (thing.owner.kind === 'identity') {
     // A tip on a pending thing: `pendingclickcreate` to the identity's partners, in this transaction.
-    const tipper = await trx
-      .selectFrom('users')
-      .select(['username', 'hide_tips'])
-      .where('id', '=', tip.tipperId)
-      .executeTakeFirstOrThrow();
+    const tipper = (await findUserById(trx, tip.tipperId))!;
     await enqueuePendingClick(trx, s.siteUrl, {
       thingId: thing.id,
       identity: thing.owner.identity,
       tipsTotal: tips,
-      tipperUsername: tipper.hide_tips === 1 ? '' : tipper.username,
+      tipperUsername: tipper.hideTips ? '' : tipper.username,
       now,
     });
   }
@@ -215,15 +211,17 @@ export async function listOwnTips(s: Services, principal: Principal, page: PageR
 }
 
 /**
- * `GET /things/:id/tips` (token required): [] for a hidden thing the caller does not own.
+ * `GET /things/:id/tips` (token required; the website's thing page without one): [] for a hidden
+ * thing the viewer does not own; tips of users who hide their tips only to those users.
+ * @param viewer the caller, undefined when anonymous
  * @throws NotFoundError
  */
 export async function listThingTips(
   s: Services,
-  principal: Principal,
+  viewer: Principal | undefined,
   thingId: number,
   page: PageRequest,
 ): Promise<TipRecord[]> {
   const thing = await getThing(s, thingId);
-  return listTipsOnThing(s.database.db, thing.id, principal.userId, page);
+  return listTipsOnThing(s.database.db, thing.id, viewer?.userId, page);
 }

@@ -4,13 +4,21 @@
  */
 import { inTransaction, isUniqueViolation } from '../db/transaction.ts';
 import { randomBytes } from 'node:crypto';
-import { findPasswordHash, findUserById, findUserByUsername, insertUser } from '../db/repositories/users.ts';
+import {
+  findPasswordHash,
+  findUserById,
+  findUserByUsername,
+  findUsersByIds,
+  insertUser,
+  updateBudget,
+  updateProfile as updateProfileRow,
+} from '../db/repositories/users.ts';
 import { ensureAccount, postTransaction } from '../db/repositories/ledger.ts';
 import { hashPassword, unboundedHashing } from '../auth/passwords.ts';
 import { parseBoolean } from './input.ts';
 import { parseHttpUrl } from './urls.ts';
 import { DomainError, NotFoundError, ValidationError } from './errors.ts';
-import type { UserRecord } from './records.ts';
+import type { Principal, UserRecord } from './records.ts';
 import type { Services } from './services.ts';
 import { MAX_BUDGET_CENTS } from './money/means.ts';
 
@@ -68,6 +76,23 @@ export async function getUser(s: Services, username: string): Promise<UserRecord
   return u;
 }
 
+/** A user by id. @throws NotFoundError */
+export async function getUserById(s: Services, id: number): Promise<UserRecord> {
+  const u = await findUserById(s.database.db, id);
+  if (!u) throw new NotFoundError('User not found', 'users');
+  return u;
+}
+
+/** `GET /user`: the caller's own user. @throws NotFoundError (the token's user is gone) */
+export async function getOwnUser(s: Services, principal: Principal): Promise<UserRecord> {
+  return getUserById(s, principal.userId);
+}
+
+/** The users with these ids (unknown ids are left out), by id: e.g. owners for `full` renderings. */
+export async function getUsersByIds(s: Services, ids: number[]): Promise<Map<number, UserRecord>> {
+  return findUsersByIds(s.database.db, ids);
+}
+
 /**
  * The built-in payment provider (DECISIONS.md "Money": funds enter through a payment-provider
  * interface; the built-in provider is an operator command). Credits `cents` to the user's balance
@@ -105,13 +130,7 @@ export async function fundUser(
         ],
       );
     }
-    if (input.budgetCents !== undefined) {
-      await trx
-        .updateTable('users')
-        .set({ budget_cents: input.budgetCents, updated_at: now })
-        .where('id', '=', user.id)
-        .execute();
-    }
+    if (input.budgetCents !== undefined) await updateBudget(trx, user.id, input.budgetCents, now);
   });
   return getUser(s, input.username);
 }
@@ -178,22 +197,8 @@ export function parseProfile(raw: Record<string, unknown>): ProfileInput {
  */
 export async function updateProfile(s: Services, userId: number, input: Record<string, unknown>): Promise<UserRecord> {
   const p = parseProfile(input);
-  const r = await s.database.db
-    .updateTable('users')
-    .set({
-      firstname: p.firstname,
-      lastname: p.lastname,
-      about: p.about,
-      city: p.city,
-      country: p.country,
-      url: p.url,
-      avatar: p.avatar,
-      hide_tips: p.hideTips ? 1 : 0,
-      updated_at: s.clock.now(),
-    })
-    .where('id', '=', userId)
-    .executeTakeFirst();
-  if (Number(r.numUpdatedRows) === 0) throw new NotFoundError('User not found', 'users');
+  if (!(await updateProfileRow(s.database.db, userId, p, s.clock.now())))
+    throw new NotFoundError('User not found', 'users');
   return (await findUserById(s.database.db, userId))!;
 }
 

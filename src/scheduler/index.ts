@@ -11,10 +11,10 @@
  */
 import type { Services } from '../domain/services.ts';
 import { settlePeriod, unsettledPeriods, type SettlementReport } from '../domain/money/settlement.ts';
-import { renewSubscriptions, type RenewalReport } from '../domain/subscriptions.ts';
+import { markRenewed, renewSubscriptions, wasRenewed, type RenewalReport } from '../domain/subscriptions.ts';
 import { periodOf } from '../domain/periods.ts';
 import { describeRenewal, describeSettlement } from '../domain/money/describe.ts';
-import { deleteUnusedExpiredCodes } from '../db/repositories/oauth.ts';
+import { purgeExpiredCodes } from '../auth/oauth/authorize.ts';
 
 /** How long an expired, never-exchanged authorization code is kept (for support questions), in seconds. */
 export const CODE_RETENTION_SECONDS = 86400;
@@ -35,7 +35,7 @@ export type SchedulerLog = (line: string) => void;
  */
 export async function runSchedulerTick(s: Services, log: SchedulerLog = () => {}): Promise<TickReport> {
   const report: TickReport = {
-    purgedCodes: await deleteUnusedExpiredCodes(s.database.db, s.clock.now() - CODE_RETENTION_SECONDS),
+    purgedCodes: await purgeExpiredCodes(s, CODE_RETENTION_SECONDS),
     settlements: [],
   };
   for (const period of await unsettledPeriods(s)) {
@@ -45,22 +45,10 @@ export async function runSchedulerTick(s: Services, log: SchedulerLog = () => {}
     if (r.status === 'busy') return report; // another instance settles; renew after it is done
   }
   const period = periodOf(s.clock.now());
-  const db = s.database.db;
-  const row = await db.selectFrom('periods').select('renewed_at').where('period', '=', period).executeTakeFirst();
-  if (row?.renewed_at != null) return report;
+  if (await wasRenewed(s, period)) return report;
   report.renewal = await renewSubscriptions(s, { period });
   for (const line of await describeRenewal(s, report.renewal)) log(`scheduler: ${line}`);
-  await db
-    .insertInto('periods')
-    .values({ period })
-    .onConflict((oc) => oc.column('period').doNothing())
-    .execute();
-  await db
-    .updateTable('periods')
-    .set({ renewed_at: s.clock.now() })
-    .where('period', '=', period)
-    .where('renewed_at', 'is', null)
-    .execute();
+  await markRenewed(s, period);
   return report;
 }
 

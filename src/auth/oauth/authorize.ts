@@ -8,7 +8,7 @@
  *   3. `denyAuthorization(request)` → the URL carrying `error=access_denied`.
  */
 import { hashSecret, newSecret } from '../secrets.ts';
-import { insertCode, isClientLive, type ClientRecord } from '../../db/repositories/oauth.ts';
+import { deleteUnusedExpiredCodes, insertCode, isClientLive, type ClientRecord } from '../../db/repositories/oauth.ts';
 import { insertAccessToken } from '../../db/repositories/tokens.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { isScope, parseScopes, type Scope } from '../../domain/scopes.ts';
@@ -255,4 +255,13 @@ export function denyAuthorization(request: AuthorizationRequest): string {
     { error, error_description: 'The user denied the request', state: request.state },
     request.responseType === 'token' ? 'fragment' : 'query',
   );
+}
+
+/**
+ * Deletes the authorization codes never exchanged that expired over `retentionSeconds` ago (by the
+ * service clock); used codes stay (their tokens point at them). The scheduler calls it.
+ * @returns how many were deleted.
+ */
+export async function purgeExpiredCodes(s: Services, retentionSeconds: number): Promise<number> {
+  return deleteUnusedExpiredCodes(s.database.db, s.clock.now() - retentionSeconds);
 }

@@ -84,3 +84,39 @@ export async function listActivities(
     thing: { id: r.thing_id, title: r.thing_title, url: r.thing_url },
   }));
 }
+
+/**
+ * Points the incoming side of the activities on `thingIds` that had no owner (pending things) at
+ * `ownerUserId`: the things were claimed.
+ */
+export async function assignActivitiesToOwner(ex: Executor, thingIds: number[], ownerUserId: number): Promise<void> {
+  if (thingIds.length === 0) return;
+  await ex
+    .updateTable('activities')
+    .set({ thing_owner_user_id: ownerUserId })
+    .where('thing_id', 'in', thingIds)
+    .where('thing_owner_user_id', 'is', null)
+    .execute();
+}
+
+/** Records one `post` activity per thing for its owner (bulk registration, e.g. an import). */
+export async function insertPostActivities(
+  ex: Executor,
+  thingIds: number[],
+  ownerUserId: number,
+  now: number,
+): Promise<void> {
+  if (thingIds.length === 0) return;
+  await ex
+    .insertInto('activities')
+    .values(
+      thingIds.map((id) => ({
+        actor_user_id: ownerUserId,
+        verb: 'post',
+        thing_id: id,
+        thing_owner_user_id: ownerUserId,
+        created_at: now,
+      })),
+    )
+    .execute();
+}

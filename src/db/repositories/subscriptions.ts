@@ -192,3 +192,21 @@ export async function setRenewalOutcome(
     .where('thing_id', '=', r.thingId)
     .execute();
 }
+
+/** The things of `userId` whose renewal in `period` ended with `outcome` (e.g. 'no_means'), by thing id. */
+export async function listRenewalsWithOutcome(
+  ex: Executor,
+  userId: number,
+  period: string,
+  outcome: string,
+): Promise<number[]> {
+  const rows = await ex
+    .selectFrom('subscription_renewals')
+    .select('thing_id')
+    .where('user_id', '=', userId)
+    .where('period', '=', period)
+    .where('outcome', '=', outcome)
+    .orderBy('thing_id')
+    .execute();
+  return rows.map((r) => r.thing_id);
+}

@@ -198,3 +198,52 @@ export async function softDeleteThing(ex: Executor, id: number, now: number): Pr
   await ex.deleteFrom('thing_tags').where('thing_id', '=', id).execute();
   noteThingsChanged([id]);
 }
+
+/**
+ * Inserts many visible things of one owner with their tags (a bulk load), skipping those whose
+ * url_key a live thing already has (also within `things`: the first one wins).
+ * @param now Unix seconds, the things' `created_at`
+ * @returns the ids of the things inserted (none for the skipped ones), in no particular order.
+ */
+export async function insertThingsIfNew(
+  ex: Executor,
+  things: NewThing[],
+  ownerUserId: number,
+  now: number,
+): Promise<number[]> {
+  if (things.length === 0) return [];
+  const inserted = await ex
+    .insertInto('things')
+    .values(
+      things.map((t) => ({
+        url: t.url,
+        url_key: t.urlKey,
+        title: t.title,
+        description: t.description,
+        category: t.category,
+        language: t.language,
+        tags: joinTags(t.tags),
+        hidden: 0,
+        owner_user_id: ownerUserId,
+        created_at: now,
+      })),
+    )
+    .onConflict((oc) => oc.column('url_key').where('deleted_at', 'is', null).doNothing())
+    .returning(['id', 'url_key'])
+    .execute();
+  if (inserted.length === 0) return [];
+  noteThingsChanged();
+  const byKey = new Map(things.map((t) => [t.urlKey, t]));
+  const tagRows = inserted.flatMap((r) =>
+    [...new Set(byKey.get(r.url_key)!.tags.map((t) => t.toLowerCase()))].map((tag) => ({ thing_id: r.id, tag })),
+  );
+  for (let i = 0; i < tagRows.length; i += TAG_ROWS_PER_INSERT)
+    await ex
+      .insertInto('thing_tags')
+      .values(tagRows.slice(i, i + TAG_ROWS_PER_INSERT))
+      .execute();
+  return inserted.map((r) => r.id);
+}
+
+/** Rows of thing_tags per insert statement in a bulk load (within both engines' parameter limits). */
+const TAG_ROWS_PER_INSERT = 2000;

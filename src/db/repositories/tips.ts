@@ -196,3 +196,29 @@ export async function listTipsOnThing(
     .execute();
   return rows.map(toTipRecord);
 }
+
+/** How many tips `tipperId` gave in `period` ('YYYY-MM'). */
+export async function countTipsInPeriod(ex: Executor, tipperId: number, period: string): Promise<number> {
+  const r = await ex
+    .selectFrom('tips')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('tipper_id', '=', tipperId)
+    .where('period', '=', period)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** The id of `tipperId`'s tip on `thingId` in `period`, if there is one (at most one: tip_once). */
+export async function findTipId(
+  ex: Executor,
+  t: { thingId: number; tipperId: number; period: string },
+): Promise<number | undefined> {
+  const r = await ex
+    .selectFrom('tips')
+    .select('id')
+    .where('thing_id', '=', t.thingId)
+    .where('tipper_id', '=', t.tipperId)
+    .where('period', '=', t.period)
+    .executeTakeFirst();
+  return r?.id;
+}

@@ -128,3 +128,51 @@ export async function findPasswordHash(ex: Executor, userId: number): Promise<st
   const r = await ex.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst();
   return r?.password_hash ?? null;
 }
+
+/**
+ * Sets a user's monthly budget setting (cents) and `updated_at` (Unix seconds).
+ * @returns false for an unknown user.
+ */
+export async function updateBudget(ex: Executor, userId: number, budgetCents: number, now: number): Promise<boolean> {
+  const r = await ex
+    .updateTable('users')
+    .set({ budget_cents: budgetCents, updated_at: now })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** The profile fields of a user (the User resource's) and the "hide my tips" setting. */
+export interface ProfileFields {
+  firstname: string;
+  lastname: string;
+  about: string;
+  city: string;
+  country: string;
+  url: string;
+  avatar: string;
+  hideTips: boolean;
+}
+
+/**
+ * Saves a user's profile fields (already validated) and `updated_at` (Unix seconds).
+ * @returns false for an unknown user.
+ */
+export async function updateProfile(ex: Executor, userId: number, p: ProfileFields, now: number): Promise<boolean> {
+  const r = await ex
+    .updateTable('users')
+    .set({
+      firstname: p.firstname,
+      lastname: p.lastname,
+      about: p.about,
+      city: p.city,
+      country: p.country,
+      url: p.url,
+      avatar: p.avatar,
+      hide_tips: p.hideTips ? 1 : 0,
+      updated_at: now,
+    })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

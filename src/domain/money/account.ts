@@ -3,7 +3,9 @@
  * monthly budget setting, a summary of balance, budget, this period's tips and earnings per period.
  */
 import { earningsByPeriod } from '../../db/repositories/ledger.ts';
-import { findMeans } from '../../db/repositories/users.ts';
+import { findMeans, updateBudget } from '../../db/repositories/users.ts';
+import { countTipsInPeriod } from '../../db/repositories/tips.ts';
+import { listRenewalsWithOutcome } from '../../db/repositories/subscriptions.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { periodOf } from '../periods.ts';
 import type { Services } from '../services.ts';
@@ -25,12 +27,8 @@ export async function setMonthlyBudget(s: Services, userId: number, cents: unkno
       'users',
     );
   }
-  const r = await s.database.db
-    .updateTable('users')
-    .set({ budget_cents: value, updated_at: s.clock.now() })
-    .where('id', '=', userId)
-    .executeTakeFirst();
-  if (Number(r.numUpdatedRows) === 0) throw new NotFoundError('User not found', 'users');
+  if (!(await updateBudget(s.database.db, userId, value, s.clock.now())))
+    throw new NotFoundError('User not found', 'users');
   return value;
 }
 
@@ -97,21 +95,9 @@ export async function getMoneySummary(s: Services, userId: number): Promise<Mone
   const means = await findMeans(s.database.db, userId, period);
   if (!means) throw new NotFoundError('User not found', 'users');
   const [count, earnings, skipped] = await Promise.all([
-    s.database.db
-      .selectFrom('tips')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('tipper_id', '=', userId)
-      .where('period', '=', period)
-      .executeTakeFirstOrThrow(),
+    countTipsInPeriod(s.database.db, userId, period),
     getEarningsByPeriod(s, userId),
-    s.database.db
-      .selectFrom('subscription_renewals')
-      .select('thing_id')
-      .where('user_id', '=', userId)
-      .where('period', '=', period)
-      .where('outcome', '=', 'no_means')
-      .orderBy('thing_id')
-      .execute(),
+    listRenewalsWithOutcome(s.database.db, userId, period, 'no_means'),
   ]);
   return {
     balanceCents: means.balanceCents,
@@ -119,8 +105,8 @@ export async function getMoneySummary(s: Services, userId: number): Promise<Mone
     periodBudgetCents: means.periodBudgetCents,
     hasMeans: hasMeans(means),
     period,
-    periodTipCount: Number(count.n),
+    periodTipCount: count,
     earningsByPeriod: earnings,
-    renewalsSkippedForMeans: skipped.map((r) => r.thing_id),
+    renewalsSkippedForMeans: skipped,
   };
 }

@@ -15,9 +15,22 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import { inTransaction, type Executor } from '../../db/transaction.ts';
 import { hasTransaction, postTransaction, type AccountRef } from '../../db/repositories/ledger.ts';
+import {
+  claimPeriod,
+  ensurePeriod,
+  findPeriod,
+  markPeriodSettled,
+  renewPeriodClaim,
+} from '../../db/repositories/periods.ts';
+import {
+  countSettlementTransactions,
+  listPendingTippers,
+  listTipsToSettle,
+  listUnsettledPeriods,
+  type TipToSettle,
+} from '../../db/repositories/settlement.ts';
 import { findMeans } from '../../db/repositories/users.ts';
 import { InvalidParametersError, PeriodNotEndedError } from '../errors.ts';
 import { periodBounds, periodOf } from '../periods.ts';
@@ -46,7 +59,12 @@ export function lastClosedPeriod(now: number): string {
 
 /** The idempotency reference of a tipper's settlement transaction. */
 export function settlementReference(period: string, userId: number): string {
-  return `settle:${period}:${userId}`;
+  return `${settlementReferencePrefix(period)}${userId}`;
+}
+
+/** What every settlement reference of `period` starts with (the tipper's id follows). */
+function settlementReferencePrefix(period: string): string {
+  return `settle:${period}:`;
 }
 
 /**
@@ -113,62 +131,6 @@ class ClaimLostError extends Error {
   }
 }
 
-interface TipToSettle {
-  id: number;
-  ownerUserId: number | null;
-  ownerIdentity: string | null;
-}
-
-/**
- * The tips of a tipper in a period in settlement order (time, then id), deleted things included.
- * On PostgreSQL the things' rows are share-locked, so a concurrent claim of a pending thing's
- * identity (which updates the thing's owner, then moves `held:<identity>`) either happens before
- * (the share goes to the new owner's earnings) or waits for this transaction (and then moves the
- * share just held). SQLite's write transactions are serial already.
- */
-async function tipsToSettle(
-  ex: Executor,
-  engine: 'sqlite' | 'postgres',
-  tipperId: number,
-  period: string,
-): Promise<TipToSettle[]> {
-  const query = ex
-    .selectFrom('tips')
-    .innerJoin('things', 'things.id', 'tips.thing_id')
-    .select(['tips.id', 'things.owner_user_id', 'things.owner_identity'])
-    .where('tips.tipper_id', '=', tipperId)
-    .where('tips.period', '=', period)
-    .orderBy('tips.created_at')
-    .orderBy('tips.id');
-  const rows = await (engine === 'postgres' ? query.forShare(['things']) : query).execute();
-  return rows.map((r) => ({ id: r.id, ownerUserId: r.owner_user_id, ownerIdentity: r.owner_identity }));
-}
-
-/** Tippers of `period` without a settlement transaction yet, by id. */
-async function pendingTippers(ex: Executor, period: string): Promise<number[]> {
-  const rows = await ex
-    .selectFrom('tips')
-    .select('tips.tipper_id')
-    .distinct()
-    .where('tips.period', '=', period)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('ledger_transactions')
-            .select('ledger_transactions.id')
-            .where(
-              'ledger_transactions.reference',
-              '=',
-              sql<string>`cast(${`settle:${period}:`} as text) || cast(${sql.ref('tips.tipper_id')} as text)`,
-            ),
-        ),
-      ),
-    )
-    .orderBy('tips.tipper_id')
-    .execute();
-  return rows.map((r) => r.tipper_id);
-}
-
 function shareAccount(t: TipToSettle): AccountRef {
   return t.ownerUserId !== null
     ? { kind: 'earnings', userId: t.ownerUserId }
@@ -184,7 +146,7 @@ function shareAccount(t: TipToSettle): AccountRef {
 async function settleTipper(trx: Executor, s: Services, period: string, tipperId: number): Promise<number | undefined> {
   const reference = settlementReference(period, tipperId);
   if (await hasTransaction(trx, reference)) return undefined;
-  const tips = await tipsToSettle(trx, s.database.engine, tipperId, period);
+  const tips = await listTipsToSettle(trx, s.database.engine, tipperId, period);
   if (tips.length === 0) return undefined;
   const means = await findMeans(trx, tipperId, period);
   const amount = means ? settlementAmount({ balanceCents: means.balanceCents, budgetCents: periodBudget(means) }) : 0;
@@ -227,44 +189,28 @@ export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promi
     centsMoved: 0,
   };
 
-  await db
-    .insertInto('periods')
-    .values({ period })
-    .onConflict((oc) => oc.column('period').doNothing())
-    .execute();
+  await ensurePeriod(db, period);
   const now = s.clock.now();
-  const claim = await db
-    .updateTable('periods')
-    .set({ status: 'settling', locked_by: worker, locked_until: now + SETTLEMENT_CLAIM_SECONDS })
-    .where('period', '=', period)
-    .where('status', '<>', 'settled')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now), eb('locked_by', '=', worker)]))
-    .executeTakeFirst();
-  if (Number(claim.numUpdatedRows) === 0) {
-    const row = await db.selectFrom('periods').selectAll().where('period', '=', period).executeTakeFirstOrThrow();
+  if (!(await claimPeriod(db, { period, worker, now, until: now + SETTLEMENT_CLAIM_SECONDS }))) {
+    const row = (await findPeriod(db, period))!;
     if (row.status === 'settled') return { ...report, alreadySettled: true };
     return {
       ...report,
       status: 'busy',
-      claimedBy: row.locked_by ?? undefined,
-      claimedUntil: row.locked_until ?? undefined,
+      claimedBy: row.lockedBy ?? undefined,
+      claimedUntil: row.lockedUntil ?? undefined,
     };
   }
 
   try {
     for (;;) {
-      const tippers = await pendingTippers(db, period);
+      const tippers = await listPendingTippers(db, period, settlementReferencePrefix(period));
       if (tippers.length === 0) break;
       const settledBeforePass = report.tippersSettled + report.tippersSkipped;
       for (const tipperId of tippers) {
         const moved = await inTransaction(s.database, async (trx) => {
-          const renewed = await trx
-            .updateTable('periods')
-            .set({ locked_until: s.clock.now() + SETTLEMENT_CLAIM_SECONDS })
-            .where('period', '=', period)
-            .where('locked_by', '=', worker)
-            .executeTakeFirst();
-          if (Number(renewed.numUpdatedRows) === 0) throw new ClaimLostError(period);
+          if (!(await renewPeriodClaim(trx, period, worker, s.clock.now() + SETTLEMENT_CLAIM_SECONDS)))
+            throw new ClaimLostError(period);
           return settleTipper(trx, s, period, tipperId);
         });
         if (moved === undefined) report.tippersSkipped++;
@@ -277,38 +223,22 @@ export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promi
       if (report.tippersSettled + report.tippersSkipped === settledBeforePass)
         throw new Error(`settlement of ${period} made no progress`);
     }
-    const done = await db
-      .updateTable('periods')
-      .set({ status: 'settled', settled_at: s.clock.now(), locked_by: null, locked_until: null })
-      .where('period', '=', period)
-      .where('locked_by', '=', worker)
-      .executeTakeFirst();
-    if (Number(done.numUpdatedRows) === 0) throw new ClaimLostError(period);
+    if (!(await markPeriodSettled(db, period, worker, s.clock.now()))) throw new ClaimLostError(period);
   } catch (err) {
     if (err instanceof ClaimLostError) {
-      const row = await db.selectFrom('periods').selectAll().where('period', '=', period).executeTakeFirstOrThrow();
+      const row = (await findPeriod(db, period))!;
       return {
         ...report,
         status: row.status === 'settled' ? 'settled' : 'busy',
-        claimedBy: row.locked_by ?? undefined,
-        claimedUntil: row.locked_until ?? undefined,
+        claimedBy: row.lockedBy ?? undefined,
+        claimedUntil: row.lockedUntil ?? undefined,
       };
     }
     throw err;
   }
   // Tippers an earlier (interrupted) run had settled.
-  report.tippersSkipped = (await countSettledTippers(db, period)) - report.tippersSettled;
+  report.tippersSkipped = (await countSettlementTransactions(db, period)) - report.tippersSettled;
   return report;
-}
-
-async function countSettledTippers(ex: Executor, period: string): Promise<number> {
-  const r = await ex
-    .selectFrom('ledger_transactions')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('kind', '=', 'settlement')
-    .where('period', '=', period)
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
 }
 
 /**
@@ -316,23 +246,5 @@ async function countSettledTippers(ex: Executor, period: string): Promise<number
  * scheduler settles (a server that was down for months catches up in order).
  */
 export async function unsettledPeriods(s: Services): Promise<string[]> {
-  const current = periodOf(s.clock.now());
-  const rows = await s.database.db
-    .selectFrom('tips')
-    .select('tips.period')
-    .distinct()
-    .where('tips.period', '<', current)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('periods')
-            .select('periods.period')
-            .whereRef('periods.period', '=', 'tips.period')
-            .where('periods.status', '=', 'settled'),
-        ),
-      ),
-    )
-    .orderBy('tips.period')
-    .execute();
-  return rows.map((r) => r.period);
+  return listUnsettledPeriods(s.database.db, periodOf(s.clock.now()));
 }

@@ -9,14 +9,23 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseIdentity } from '../../domain/identities.ts';
-import { claimIdentity, emailMatchesIdentity } from '../../domain/partners.ts';
-import { findIdentityOwner, listPendingThings } from '../../db/repositories/partners.ts';
-import { findUserById } from '../../db/repositories/users.ts';
+import { claimIdentity, emailMatchesIdentity, getIdentityClaim } from '../../domain/partners.ts';
+import { getUserById } from '../../domain/users.ts';
+import { NotFoundError } from '../../domain/errors.ts';
+import type { Services } from '../../domain/services.ts';
 import type { WebContext } from '../context.ts';
 import { field, toLogin } from './form.ts';
 
 /** Pending things listed on the page, at most. */
 const LISTED = 50;
+
+/** The logged-in user, or undefined when the session's user is gone. */
+async function userOf(s: Services, userId: number) {
+  return getUserById(s, userId).catch((err: unknown) => {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  });
+}
 
 export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
@@ -33,12 +42,9 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
     const id = parseIdentity(raw);
     if (!id) return ctx.errorPage(request, reply, 404, 'Page not found', 'This claim link is not valid.');
     const path = `/claim/${encodeURIComponent(id.identity)}`;
-    const [things, holder] = await Promise.all([
-      listPendingThings(s.database.db, id.identity, LISTED),
-      findIdentityOwner(s.database.db, id.identity),
-    ]);
+    const { pendingThings: things, holder } = await getIdentityClaim(s, id.identity, LISTED);
     const session = request.webSession;
-    const user = session ? await findUserById(s.database.db, session.userId) : undefined;
+    const user = session ? await userOf(s, session.userId) : undefined;
     let state: 'login' | 'claim' | 'mismatch' | 'yours' | 'taken' | 'partner';
     if (holder) state = holder.userId === user?.id ? 'yours' : 'taken';
     else if (id.kind !== 'email') state = 'partner';
@@ -88,7 +94,7 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
     if (!id) return ctx.errorPage(request, reply, 404, 'Page not found', 'This claim link is not valid.');
     const path = `/claim/${encodeURIComponent(id.identity)}`;
     if (!request.webSession) return toLogin(request, reply, path);
-    const user = await findUserById(s.database.db, request.webSession.userId);
+    const user = await userOf(s, request.webSession.userId);
     if (!user || id.kind !== 'email' || !emailMatchesIdentity(user.email, id.identity))
       return show(request, reply, id.identity, '', undefined, 403);
     const claimed = await claimIdentity(s, user.id, id.identity, null);

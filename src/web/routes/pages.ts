@@ -3,10 +3,9 @@
  * API's `link` fields point at (src/http/presenters.ts) — and the thing page's Tip button.
  */
 import type { FastifyInstance } from 'fastify';
-import { listTipsOnThing } from '../../db/repositories/tips.ts';
 import { DomainError, NotFoundError } from '../../domain/errors.ts';
 import { getThing, listUserThings, viewerState } from '../../domain/things.ts';
-import { listUserTips, tipThing } from '../../domain/tips.ts';
+import { listThingTips, listUserTips, tipThing } from '../../domain/tips.ts';
 import { getUser } from '../../domain/users.ts';
 import type { ThingRecord } from '../../domain/records.ts';
 import { STATUS } from '../../http/plugins/errors.ts';
@@ -64,7 +63,7 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
   ) {
     const session = request.webSession;
     const [tips, viewer] = await Promise.all([
-      listTipsOnThing(s.database.db, thing.id, session?.userId, { count: PAGE_LIST_SIZE, page: 1 }),
+      listThingTips(s, session && sessionPrincipal(session), thing.id, { count: PAGE_LIST_SIZE, page: 1 }),
       viewerState(s, session && sessionPrincipal(session), [thing]),
     ]);
     const isOwner = thing.owner.kind === 'user' && thing.owner.userId === session?.userId;

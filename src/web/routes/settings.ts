@@ -6,8 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
 import { getMoneySummary, setMonthlyBudget } from '../../domain/money/account.ts';
 import { MAX_BUDGET_CENTS } from '../../domain/money/means.ts';
-import { updateProfile } from '../../domain/users.ts';
-import { findUserById } from '../../db/repositories/users.ts';
+import { getUserById, updateProfile } from '../../domain/users.ts';
 import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
 
@@ -24,7 +23,7 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
     extra: { error?: string; notice?: string; profile?: Record<string, unknown> },
     status = 200,
   ) {
-    const [user, money] = await Promise.all([findUserById(s.database.db, userId), getMoneySummary(s, userId)]);
+    const [user, money] = await Promise.all([getUserById(s, userId), getMoneySummary(s, userId)]);
     return ctx.page(
       request,
       reply,
