@@ -8,11 +8,40 @@ import prettier from 'eslint-config-prettier';
 /** Imports a folder of src/ may not make, as `no-restricted-imports` patterns with a reason. */
 const layer = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 const FASTIFY = { group: ['fastify', '@fastify/*'], message: 'domain/ and db/ know nothing of HTTP' };
+/** SQL is written in db/ only: Kysely (and its `sql` tag) is imported nowhere else. */
+const KYSELY = { group: ['kysely'], message: 'SQL lives in db/ (repositories); call a repository function' };
+/** The transaction helper, the repositories and the schema types; connect.ts for its types only. */
 const DB_INTERNALS = {
-  group: ['**/db/*', '!**/db/transaction.ts', '!**/db/repositories', '!**/db/schema.ts', 'kysely'],
-  message: 'domain/ reaches the database only through db/repositories and the transaction helper',
+  group: ['**/db/*', '!**/db/transaction.ts', '!**/db/repositories', '!**/db/schema.ts', '!**/db/connect.ts'],
+  message: 'reach the database only through db/repositories and the transaction helper (db/transaction.ts)',
 };
-const OUTER = { group: ['**/http/**', '**/web/**', '**/cli/**'], message: 'inner layers never import outer ones' };
+const DB_CONNECT_TYPES = {
+  group: ['**/db/connect.ts'],
+  allowTypeImports: true,
+  message: 'opening databases is for the entry points (main.ts, app.ts, cli/); import its types only',
+};
+const OUTER = {
+  group: ['**/http/**', '**/web/**', '**/cli/**', '**/main.ts', '**/app.ts'],
+  message: 'inner layers never import outer ones',
+};
+/** What the domain receives as ports (domain/services.ts) instead of importing. */
+const DOMAIN_PORTS = {
+  group: ['**/auth/**', '**/webhooks/**', '**/discovery/**', '**/scheduler/**', '**/ratelimit/**', '**/formats/**'],
+  message:
+    'domain/ is imported by auth/, webhooks/, discovery/ and the others, never the reverse: declare a port in domain/services.ts (docs/adr/0019)',
+};
+/** The search module is used through its seam only. */
+const SEARCH_SEAM = {
+  group: [
+    '**/domain/search/*',
+    '!**/domain/search/index.ts',
+    './search/*',
+    '!./search/index.ts',
+    '../search/*',
+    '!../search/index.ts',
+  ],
+  message: 'search is used through src/domain/search/index.ts only',
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'bench/results/', 'scratch/', 'test/e2e/screenshots/'] },
@@ -33,7 +62,15 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
-  { files: ['src/domain/**/*.ts'], rules: layer([FASTIFY, DB_INTERNALS, OUTER]) },
+  {
+    files: ['src/domain/**/*.ts'],
+    ignores: ['src/domain/search/**'],
+    rules: layer([FASTIFY, KYSELY, DB_INTERNALS, DB_CONNECT_TYPES, OUTER, DOMAIN_PORTS, SEARCH_SEAM]),
+  },
+  {
+    files: ['src/domain/search/**/*.ts'],
+    rules: layer([FASTIFY, KYSELY, DB_INTERNALS, DB_CONNECT_TYPES, OUTER, DOMAIN_PORTS]),
+  },
   {
     files: ['src/db/**/*.ts'],
     rules: layer([
@@ -43,13 +80,25 @@ export default tseslint.config(
         allowTypeImports: true,
         message: 'db/ returns records; it may name domain types (records, commands) but never calls domain code',
       },
+      {
+        group: ['**/auth/**', '**/webhooks/**', '**/discovery/**', '**/scheduler/**'],
+        message: 'db/ is the innermost layer',
+      },
       OUTER,
     ]),
   },
   {
-    files: ['src/http/**/*.ts', 'src/web/**/*.ts'],
-    rules: layer([{ group: ['**/db/*', '**/db/**', 'kysely'], message: 'routes call domain/, never the database' }]),
+    files: ['src/auth/**/*.ts', 'src/webhooks/**/*.ts', 'src/discovery/**/*.ts', 'src/scheduler/**/*.ts'],
+    rules: layer([FASTIFY, KYSELY, DB_INTERNALS, DB_CONNECT_TYPES, OUTER, SEARCH_SEAM]),
   },
+  {
+    files: ['src/http/**/*.ts', 'src/web/**/*.ts'],
+    rules: layer([
+      { group: ['**/db/*', '**/db/**', 'kysely'], message: 'routes call domain/ (or auth/), never the database' },
+      SEARCH_SEAM,
+    ]),
+  },
+  { files: ['src/cli/**/*.ts'], rules: layer([KYSELY, SEARCH_SEAM]) },
   {
     files: ['**/*.mjs', 'bin/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },

@@ -32,6 +32,7 @@ import { createWebLimits } from './web/limits.ts';
 import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { SearchCache } from './domain/search-cache.ts';
+import { ChangeLog } from './domain/search/change-log.ts';
 import { SearchRenderCache } from './http/search-render-cache.ts';
 
 export interface AppDeps {
@@ -80,6 +81,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     queue: config.passwordHashQueue,
   });
   app.decorate('passwordHasher', passwordHasher);
+  const changeLog = new ChangeLog(database);
+  app.addHook('onClose', async () => changeLog.close());
   const services: Services = {
     database,
     clock: deps.clock ?? systemClock,
@@ -91,7 +94,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Search results kept while nothing they depend on changed (src/domain/search-cache.ts).
     searchCache:
       config.searchCacheSeconds > 0
-        ? new SearchCache(database, { maxAgeSeconds: config.searchCacheSeconds, maxEntries: config.searchCacheEntries })
+        ? new SearchCache(changeLog, {
+            maxAgeSeconds: config.searchCacheSeconds,
+            maxEntries: config.searchCacheEntries,
+          })
         : undefined,
     passwordHashing: passwordHasher,
   };
@@ -112,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     services,
     urls: { api: `${config.publicUrl}${API_PREFIX}`, site: config.siteUrl },
     publicUrl: config.publicUrl,
-    searchRender: services.searchCache && database.externalChanges ? new SearchRenderCache(database) : undefined,
+    searchRender: services.searchCache && changeLog.seesEveryChange ? new SearchRenderCache(changeLog) : undefined,
   };
 
   // Unknown pages outside the API: the website's HTML 404 for browsers, the error shape otherwise.

@@ -9,6 +9,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { buildApp } from './app.ts';
 import { startScheduler } from './scheduler/index.ts';
 import { systemClock } from './domain/clock.ts';
+import { unboundedHashing } from './auth/passwords.ts';
 import { startDispatcher } from './webhooks/dispatcher.ts';
 import { listenForMetrics } from './http/plugins/metrics.ts';
 
@@ -55,7 +56,7 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
   // Settlement after each month ends, then renewal of subscriptions (SCHEDULER=on|off).
   const scheduler = config.scheduler
     ? startScheduler(
-        { database, clock: systemClock, siteUrl: config.siteUrl },
+        { database, clock: systemClock, siteUrl: config.siteUrl, passwordHashing: unboundedHashing },
         {
           intervalSeconds: config.schedulerIntervalSeconds,
           log: (line) => process.stdout.write(`${line}\n`),
@@ -66,7 +67,7 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
   // Webhook deliveries from the outbox (WEBHOOKS=on|off); several instances may run it at once.
   const dispatcher = config.webhooks
     ? startDispatcher(
-        { database, clock: systemClock, siteUrl: config.siteUrl },
+        { database, clock: systemClock, siteUrl: config.siteUrl, passwordHashing: unboundedHashing },
         {
           intervalSeconds: config.webhooksIntervalSeconds,
           timeoutMs: config.webhooksTimeoutSeconds * 1000,

@@ -16,6 +16,7 @@ import type { Services } from '../../src/domain/services.ts';
 import { fundUser, registerUser } from '../../src/domain/users.ts';
 import { hasMeans } from '../../src/domain/money/means.ts';
 import { hashSecret, newSecret } from '../../src/auth/secrets.ts';
+import { unboundedHashing } from '../../src/auth/passwords.ts';
 
 export const CATALOGUE_OWNER = 'npm';
 export const BENCH_USER_PREFIX = 'bench-u';
@@ -153,7 +154,12 @@ export async function prepareBenchDatabase(
   }
   try {
     const db = database.db;
-    const s: Services = { database, clock: systemClock, siteUrl: 'http://127.0.0.1' };
+    const s: Services = {
+      database,
+      clock: systemClock,
+      siteUrl: 'http://127.0.0.1',
+      passwordHashing: unboundedHashing,
+    };
 
     // The catalogue and its owner.
     let owner = await db

@@ -9,6 +9,9 @@
  */
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import pLimit, { type LimitFunction } from 'p-limit';
+import type { PasswordHashing } from '../domain/services.ts';
+
+export type { PasswordHashing };
 
 const scrypt = (pw: string, salt: Buffer, len: number, opts: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
@@ -27,10 +30,18 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
-/** True when `password` matches `stored` (unbounded); false for any malformed stored value. */
+/**
+ * True when `password` matches `stored` (unbounded); false for any malformed stored value. A null
+ * `stored` (an unknown user, or one without a password) is checked against a hash of a random
+ * password made once per process, so it costs what a wrong password costs, and is false.
+ */
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  const parts = stored?.split('$');
-  if (!parts || parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  if (stored === null) {
+    await verifyPassword(password, await dummyHash());
+    return false;
+  }
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   const salt = Buffer.from(parts[4]!, 'base64');
   const expected = Buffer.from(parts[5]!, 'base64');
@@ -38,14 +49,15 @@ export async function verifyPassword(password: string, stored: string | null): P
   return timingSafeEqual(key, expected);
 }
 
+let dummy: Promise<string> | undefined;
+/** A hash of a random password, made once per process, for equal-cost checks of null hashes. */
+function dummyHash(): Promise<string> {
+  dummy ??= hashPassword(randomBytes(16).toString('hex'));
+  return dummy;
+}
+
 /** The time one job is assumed to take until one has been measured: about one scrypt hash, in ms. */
 const FIRST_ESTIMATE_MS = 300;
-
-/** What domain services hash and check passwords with (PasswordHasher, or the unbounded functions). */
-export interface PasswordHashing {
-  hash(password: string): Promise<string>;
-  verify(password: string, stored: string | null): Promise<boolean>;
-}
 
 /** The unbounded functions, for operator commands (one hash at a time anyway). */
 export const unboundedHashing: PasswordHashing = { hash: hashPassword, verify: verifyPassword };

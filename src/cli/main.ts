@@ -10,10 +10,11 @@ import { openConfiguredDatabase, serve } from '../main.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { openDatabase } from '../db/connect.ts';
 import { systemClock } from '../domain/clock.ts';
+import { unboundedHashing } from '../auth/passwords.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Services } from '../domain/services.ts';
 import { fundUser, getUser, registerUser } from '../domain/users.ts';
-import { issueToken } from '../domain/tokens.ts';
+import { issueToken } from '../auth/tokens.ts';
 import { countDataRows, importThings } from './import-things.ts';
 import { registerMoneyCommands } from './money.ts';
 import { registerPartnerCommands } from './partners.ts';
@@ -30,7 +31,7 @@ async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
   const cfg = config();
   const database = await openConfiguredDatabase(cfg);
   try {
-    return await fn({ database, clock: systemClock, siteUrl: cfg.siteUrl });
+    return await fn({ database, clock: systemClock, siteUrl: cfg.siteUrl, passwordHashing: unboundedHashing });
   } finally {
     await database.close();
   }

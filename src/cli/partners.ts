@@ -13,7 +13,7 @@ import {
   redeliver,
   updatePartner,
   webhookLog,
-} from '../domain/partners.ts';
+} from '../webhooks/partners.ts';
 import { deliverDue } from '../webhooks/dispatcher.ts';
 import { loadConfig } from '../config/index.ts';
 

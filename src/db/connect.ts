@@ -22,8 +22,8 @@ export interface Database {
   /**
    * SQLite only: a number that changes whenever another connection — another process, such as
    * `tipjar import things` beside the server — has committed to the database since the last call
-   * (`PRAGMA data_version`). Writes made through this Database do not change it (db/changes.ts
-   * counts those).
+   * (`PRAGMA data_version`). Writes made through this Database do not change it (their commits
+   * are announced by db/transaction.ts onCommit).
    */
   externalChanges?(): number;
   /**

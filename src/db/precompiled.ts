@@ -5,13 +5,13 @@
  *
  * The builder is run once with sentinel arguments; each compiled parameter that is a sentinel is
  * replaced by the matching call argument, the others (constants of the query) are kept.
- * The cache is keyed by the executor's dialect adapter (Kysely's `getExecutor().adapter`, an
- * internal API of the exactly pinned kysely 0.28; transactions share their database's adapter).
+ * Only Kysely's public API is used: `compile()` and `executeQuery(compiledQuery)` (Kysely's recipe
+ * "splitting query building and execution"). The cache is keyed by the database handle the
+ * executor derives from (db/transaction.ts rootExecutor: a transaction's executor maps to its
+ * database's handle, whose dialect it shares); an executor of unknown origin is its own key.
  */
-import type { CompiledQuery, Kysely } from 'kysely';
-import type { DB } from './schema.ts';
-
-type Executor = Kysely<DB>;
+import type { CompiledQuery } from 'kysely';
+import { rootExecutor, type Executor } from './transaction.ts';
 
 interface Entry {
   compiled: CompiledQuery;
@@ -30,8 +30,8 @@ export function precompiled<A extends unknown[], R>(
 ): (ex: Executor, ...args: A) => Promise<R[]> {
   const cache = new WeakMap<object, Entry>();
   return async (ex: Executor, ...args: A): Promise<R[]> => {
-    const adapter = (ex as unknown as { getExecutor(): { adapter: object } }).getExecutor().adapter;
-    let entry = cache.get(adapter);
+    const key = rootExecutor(ex);
+    let entry = cache.get(key);
     if (!entry) {
       const sentinels = args.map((_, i) => `\u0000tipjar-arg-${i}\u0000`);
       const compiled = build(ex, ...(sentinels as unknown as A)).compile();
@@ -40,7 +40,7 @@ export function precompiled<A extends unknown[], R>(
         if (!slots.includes(i)) throw new Error(`precompiled query does not use argument ${i} as a parameter`);
       }
       entry = { compiled, slots };
-      cache.set(adapter, entry);
+      cache.set(key, entry);
     }
     const { compiled, slots } = entry;
     const parameters = slots.map((s, i) => (s >= 0 ? args[s] : compiled.parameters[i]));

@@ -1,14 +1,113 @@
 /**
  * Runs work in one database transaction: everything a write does (rows, counters, ledger, activity,
- * outbox) commits together or not at all.
+ * outbox) commits together or not at all. Repositories record what a transaction changed
+ * (`recordChange`); once it has committed, the transaction helper announces those changes to the
+ * listeners of its database (`onCommit`) — the search module's caches — before its caller is
+ * answered. A transaction that rolls back announces nothing. docs/adr/0019-data-layer-events.md.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './connect.ts';
 import type { DB } from './schema.ts';
-import { beginChanges, settleChanges } from './changes.ts';
+
+export type { Database };
 
 /** A Kysely handle bound to an open transaction (or the plain database for reads). */
 export type Executor = Kysely<DB>;
+
+/**
+ * What a transaction wrote that derived reads depend on (the search module's caches):
+ * - `things`: rows of these things (new ones included) were inserted or updated; `matching`: the
+ *   write can change what a search matches (fields, tags, owner, visibility, a new or deleted
+ *   thing), false when only their tip counters moved;
+ * - `tip`: a tip on this thing was written (the tip sorts of search depend on tips).
+ */
+export type Change = { kind: 'things'; ids: readonly number[]; matching: boolean } | { kind: 'tip'; thingId: number };
+
+/** Called after a commit with what the committed transactions changed (never empty); must not throw. */
+export type CommitListener = (changes: readonly Change[]) => void;
+
+/** An open transaction: its database and what it changed so far. */
+interface Scope {
+  database: Database;
+  changes: Change[];
+}
+
+/** The open transactions, by the executor handed to their work (one per transaction, see GroupCommitter). */
+const scopes = new WeakMap<Executor, Scope>();
+/** Databases by their own handle, once a transaction ran on them or a listener subscribed. */
+const roots = new WeakMap<Executor, Database>();
+const listeners = new WeakMap<Database, Set<CommitListener>>();
+
+/**
+ * Records that `ex` changed something (see Change), after the statement that made the change:
+ * repositories call it. In a transaction of inTransaction the change is announced once the
+ * transaction has committed, and dropped if it rolls back; on a database's own handle (a statement
+ * outside any transaction, committed when it returned) it is announced at once.
+ * @throws Error when `ex` is a transaction not opened by inTransaction (its commit is not seen here).
+ */
+export function recordChange(ex: Executor, change: Change): void {
+  const scope = scopes.get(ex);
+  if (scope) {
+    scope.changes.push(change);
+    return;
+  }
+  if (ex.isTransaction) throw new Error(`a ${change.kind} change must be written inside inTransaction`);
+  const database = roots.get(ex);
+  if (database) announce(database, [change]);
+}
+
+/**
+ * Calls `listener` after every commit on `database` that changed something, with the changes,
+ * before the committed transactions' callers are answered: what a caller was told is written is
+ * already known to the listener.
+ * @returns a function that removes the listener.
+ */
+export function onCommit(database: Database, listener: CommitListener): () => void {
+  roots.set(database.db, database);
+  let set = listeners.get(database);
+  if (!set) {
+    set = new Set();
+    listeners.set(database, set);
+  }
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
+function announce(database: Database, changes: readonly Change[]): void {
+  if (changes.length === 0) return;
+  for (const listener of listeners.get(database) ?? []) {
+    try {
+      listener(changes);
+    } catch (err) {
+      // A listener's bug must not fail a transaction that has committed.
+      process.emitWarning(err instanceof Error ? err : new Error(String(err)), 'CommitListenerError');
+    }
+  }
+}
+
+/**
+ * The database handle `ex` derives from: the database's own handle for the executor of a
+ * transaction opened by inTransaction, `ex` itself otherwise. Queries built on either compile to
+ * the same SQL (db/precompiled.ts keys its cache by it).
+ */
+export function rootExecutor(ex: Executor): Executor {
+  return scopes.get(ex)?.database.db ?? ex;
+}
+
+/** Runs `fn` with a new scope for its executor; returns its result and changes. */
+async function inScope<T>(
+  database: Database,
+  ex: Executor,
+  fn: (trx: Executor) => Promise<T>,
+): Promise<{ result: T; changes: Change[] }> {
+  const scope: Scope = { database, changes: [] };
+  scopes.set(ex, scope);
+  try {
+    return { result: await fn(ex), changes: scope.changes };
+  } finally {
+    scopes.delete(ex);
+  }
+}
 
 const RETRYABLE_PG = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
 
@@ -25,27 +124,20 @@ const RETRYABLE_PG = new Set(['40001', '40P01']); // serialization_failure, dead
  * @throws whatever `fn` throws, after its writes were rolled back.
  */
 export async function inTransaction<T>(database: Database, fn: (trx: Executor) => Promise<T>): Promise<T> {
-  const start = beginChanges();
-  try {
-    return await runTransaction(database, fn);
-  } finally {
-    // Caches of derived reads learn that what this transaction wrote is now settled (db/changes.ts).
-    settleChanges(start);
-  }
-}
-
-async function runTransaction<T>(database: Database, fn: (trx: Executor) => Promise<T>): Promise<T> {
+  roots.set(database.db, database);
   if (database.engine === 'sqlite') {
     let committer = committers.get(database);
     if (!committer) {
-      committer = new GroupCommitter(database.db);
+      committer = new GroupCommitter(database);
       committers.set(database, committer);
     }
     return committer.run(fn);
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      return await database.db.transaction().execute(fn);
+      const { result, changes } = await database.db.transaction().execute((trx) => inScope(database, trx, fn));
+      announce(database, changes);
+      return result;
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code && RETRYABLE_PG.has(code) && attempt < 5) continue;
@@ -72,12 +164,15 @@ const committers = new WeakMap<Database, GroupCommitter>();
  * one `COMMIT`, then every caller is answered. Effects are those of running the transactions one
  * after another in queue order. If SQLite aborts the whole transaction (e.g. disk full), the
  * transactions that had succeeded in it are queued again; if COMMIT fails, all of them fail.
+ * Each transaction's work gets its own executor (on the one connection), so the changes it records
+ * are its own: after COMMIT those of the transactions that succeeded are announced, then their
+ * callers are answered.
  */
 class GroupCommitter {
   private pending: Job[] = [];
   private draining = false;
 
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(private readonly database: Database) {}
 
   run<T>(fn: (trx: Executor) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -104,16 +199,17 @@ class GroupCommitter {
   }
 
   private async runBatch(batch: Job[]): Promise<void> {
-    await this.db.connection().execute(async (conn) => {
+    await this.database.db.connection().execute(async (conn) => {
       await sql`begin immediate`.execute(conn);
-      const succeeded: { job: Job; result: unknown }[] = [];
+      const succeeded: { job: Job; result: unknown; changes: Change[] }[] = [];
       for (let i = 0; i < batch.length; i++) {
         const job = batch[i]!;
         await sql`savepoint tipjar_tx`.execute(conn);
         try {
-          const result = await job.fn(conn);
+          // A handle of its own on the same connection: the scope of this transaction's changes.
+          const { result, changes } = await inScope(this.database, conn.withoutPlugins(), job.fn);
           await sql`release tipjar_tx`.execute(conn);
-          succeeded.push({ job, result });
+          succeeded.push({ job, result, changes });
         } catch (err) {
           try {
             await sql`rollback to tipjar_tx`.execute(conn);
@@ -138,6 +234,10 @@ class GroupCommitter {
         for (const s of succeeded) s.job.reject(err);
         return;
       }
+      announce(
+        this.database,
+        succeeded.flatMap((s) => s.changes),
+      );
       for (const s of succeeded) s.job.resolve(s.result);
     });
   }

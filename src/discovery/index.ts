@@ -14,6 +14,7 @@ import { Parser } from 'htmlparser2';
 import { parseAutoSubmit, parseHttpUrl, urlKey } from '../domain/urls.ts';
 import { FetchError, guardedRequest } from '../webhooks/fetch.ts';
 import type { Resolver } from '../webhooks/guard.ts';
+import type { Discovery } from '../domain/services.ts';
 
 export interface DiscoveryOptions {
   /** origin of this site: only auto-submit URLs at `{siteUrl}/submit/auto` count */
@@ -35,13 +36,7 @@ export interface DiscoveryOptions {
   resolver?: Resolver;
 }
 
-export interface Discovery {
-  /**
-   * The auto-submit URL (absolute) that the page or feed at `url` links with `rel="payment"`, or
-   * null when there is none or the URL cannot be fetched (refused, timeout, error status, too large).
-   */
-  discover(url: string): Promise<string | null>;
-}
+export type { Discovery };
 
 const ACCEPT =
   'text/html, application/xhtml+xml, application/atom+xml, application/rss+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1';

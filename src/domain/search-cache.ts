@@ -24,8 +24,7 @@
  * pushes out the popular searches, whose misses are the expensive ones (a broad word, 5–35 ms).
  */
 import { LRUCache } from 'lru-cache';
-import { changeCounters, type ChangeCounters } from '../db/changes.ts';
-import type { Database } from '../db/connect.ts';
+import type { ChangeLog, Epochs } from './search/change-log.ts';
 import type { SearchCriteria, SearchPage } from '../db/repositories/search.ts';
 
 export interface SearchCacheOptions {
@@ -37,7 +36,7 @@ export interface SearchCacheOptions {
 
 /** What a result was computed against. */
 interface Basis {
-  counters: ChangeCounters;
+  counters: Epochs;
   /** Database.externalChanges() when the computation began (SQLite), else 0 */
   external: number;
   /** Unix seconds (the search's `now`) */
@@ -65,7 +64,7 @@ export class SearchCache {
   private readonly inflight = new Map<string, Promise<Entry>>();
 
   constructor(
-    private readonly database: Database,
+    private readonly changes: ChangeLog,
     private readonly options: SearchCacheOptions,
   ) {
     const total = Math.max(2, options.maxEntries);
@@ -110,7 +109,7 @@ export class SearchCache {
     const key = cacheKey(c);
     const tipSorted = c.sort !== 'relevance';
     const now = this.basis(c.now);
-    const external = this.database.externalChanges ? now.external : undefined;
+    const external = this.changes.seesEveryChange ? now.external : undefined;
     const cached = this.lookup(key);
     if (cached && this.fresh(cached, now)) {
       this.stats.hits++;
@@ -139,7 +138,7 @@ export class SearchCache {
   }
 
   private basis(at: number): Basis {
-    return { counters: changeCounters(), external: this.database.externalChanges?.() ?? 0, at };
+    return { counters: this.changes.current(), external: this.changes.external() ?? 0, at };
   }
 
   /** Whether `entry` still answers a search made at `now`. */
@@ -152,7 +151,7 @@ export class SearchCache {
     )
       return false;
     // SQLite shows every change (counters, data_version); elsewhere other instances' writes are unseen.
-    if (this.database.externalChanges) return true;
+    if (this.changes.seesEveryChange) return true;
     return now.at >= basis.at && now.at - basis.at < this.options.maxAgeSeconds;
   }
 }

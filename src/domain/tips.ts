@@ -23,7 +23,7 @@ import { insertNewThing, getThing } from './things.ts';
 import { parseAutoSubmit, parseHttpUrl, urlKey, type AutoSubmit } from './urls.ts';
 import { getUser } from './users.ts';
 import { hasMeans } from './money/means.ts';
-import { enqueuePendingClick } from '../webhooks/outbox.ts';
+import { enqueuePendingClick } from './events.ts';
 import { requireIdentity } from './identities.ts';
 import { findIdentityOwner, findPartnerByNamespace } from '../db/repositories/partners.ts';
 import { insertThing } from '../db/repositories/things.ts';

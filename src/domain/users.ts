@@ -3,7 +3,6 @@
  * interface, and the public and private views the API needs (api-v2.md "Users").
  */
 import { inTransaction, isUniqueViolation } from '../db/transaction.ts';
-import { randomBytes } from 'node:crypto';
 import {
   findPasswordHash,
   findUserById,
@@ -14,7 +13,6 @@ import {
   updateProfile as updateProfileRow,
 } from '../db/repositories/users.ts';
 import { ensureAccount, postTransaction } from '../db/repositories/ledger.ts';
-import { hashPassword, unboundedHashing } from '../auth/passwords.ts';
 import { parseBoolean } from './input.ts';
 import { parseHttpUrl } from './urls.ts';
 import { DomainError, NotFoundError, ValidationError } from './errors.ts';
@@ -53,8 +51,7 @@ export async function registerUser(
   if (input.password !== undefined && input.password.length < 8) {
     throw new ValidationError('Invalid password: at least 8 characters', 'users');
   }
-  const passwordHash =
-    input.password !== undefined ? await (s.passwordHashing ?? unboundedHashing).hash(input.password) : null;
+  const passwordHash = input.password !== undefined ? await s.passwordHashing.hash(input.password) : null;
   const now = s.clock.now();
   try {
     await inTransaction(s.database, async (trx) => {
@@ -219,13 +216,6 @@ export async function authenticateUser(
       ? await findUserByUsername(s.database.db, username)
       : undefined;
   const hash = user ? await findPasswordHash(s.database.db, user.id) : null;
-  const ok = await (s.passwordHashing ?? unboundedHashing).verify(password, hash ?? (await dummyHash()));
+  const ok = await s.passwordHashing.verify(password, hash);
   return user && hash && ok ? user : undefined;
-}
-
-let dummy: Promise<string> | undefined;
-/** A hash of a random password, made once per process (outside the queue), for equal-cost checks of unknown users. */
-function dummyHash(): Promise<string> {
-  dummy ??= hashPassword(randomBytes(16).toString('hex'));
-  return dummy;
 }

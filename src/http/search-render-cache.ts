@@ -13,8 +13,7 @@
  * JSONP are made from it by the formats plugin, like any JSON answer.
  */
 import { LRUCache } from 'lru-cache';
-import { thingVersion } from '../db/changes.ts';
-import type { Database } from '../db/connect.ts';
+import type { ChangeLog } from '../domain/search/change-log.ts';
 import type { SearchPage } from '../db/repositories/search.ts';
 
 /** The versions an answer was made from (take them before reading the things). */
@@ -40,10 +39,10 @@ export class SearchRenderCache {
    * @throws Error for a database whose changes by others cannot be seen (PostgreSQL)
    */
   constructor(
-    private readonly database: Database,
+    private readonly changes: ChangeLog,
     maxBytes = DEFAULT_RENDER_CACHE_BYTES,
   ) {
-    if (!database.externalChanges)
+    if (!changes.seesEveryChange)
       throw new Error('rendered search answers need a database whose external changes can be seen (SQLite)');
     this.rendered = new LRUCache<SearchPage, Rendered>({
       maxSize: Math.max(1, maxBytes),
@@ -56,11 +55,12 @@ export class SearchRenderCache {
    * @param external `Database.externalChanges()` as read for this request (by the search cache's
    *   lookup, FoundPage.external); read now when not given
    */
-  get(page: SearchPage, external = this.database.externalChanges!()): Buffer | undefined {
+  get(page: SearchPage, external = this.changes.external()!): Buffer | undefined {
     const r = this.rendered.get(page);
     if (!r || r.basis.external !== external) return undefined;
     const { versions } = r.basis;
-    for (let i = 0; i < page.ids.length; i++) if (thingVersion(page.ids[i]!) !== versions[i]) return undefined;
+    for (let i = 0; i < page.ids.length; i++)
+      if (this.changes.thingVersion(page.ids[i]!) !== versions[i]) return undefined;
     return r.body;
   }
 
@@ -68,8 +68,8 @@ export class SearchRenderCache {
    * The versions of `page`'s things and of the database now: take them before reading the things.
    * @param external as for `get`: a value read earlier in the request is as good (older is safe)
    */
-  basis(page: SearchPage, external = this.database.externalChanges!()): RenderBasis {
-    return { external, versions: page.ids.map(thingVersion) };
+  basis(page: SearchPage, external = this.changes.external()!): RenderBasis {
+    return { external, versions: page.ids.map((id) => this.changes.thingVersion(id)) };
   }
 
   /** Keeps `json` (as UTF-8 bytes), made from things read after `basis` was taken. */

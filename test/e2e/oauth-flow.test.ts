@@ -25,6 +25,7 @@ import type { Services } from '../../src/domain/services.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { buildThing, buildUser, uniqueName } from '../helpers/factories.ts';
+import { unboundedHashing } from '../../src/auth/passwords.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -154,7 +155,12 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)(
         PORT: String(port),
         HOST: '127.0.0.1',
       });
-      services = { database: database.database, clock: systemClock, siteUrl: config.siteUrl };
+      services = {
+        database: database.database,
+        clock: systemClock,
+        siteUrl: config.siteUrl,
+        passwordHashing: unboundedHashing,
+      };
       app = await buildApp({ config, database: database.database });
       await app.listen({ port, host: '127.0.0.1' });
       mkdirSync(SCREENSHOTS, { recursive: true });

@@ -8,6 +8,7 @@ import type { Engine } from '../../src/db/connect.ts';
 import { fixedClock, systemClock, type Clock } from '../../src/domain/clock.ts';
 import type { Services } from '../../src/domain/services.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
+import { unboundedHashing } from '../../src/auth/passwords.ts';
 
 export const PUBLIC_URL = 'http://tipjar.test';
 export const API = '/rest/v2';
@@ -34,7 +35,7 @@ export async function buildTestApp(
   return {
     app,
     db,
-    services: { database: db.database, clock, siteUrl: config.siteUrl },
+    services: { database: db.database, clock, siteUrl: config.siteUrl, passwordHashing: unboundedHashing },
     config,
     clock,
     close: async () => {

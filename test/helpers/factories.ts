@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../../src/domain/services.ts';
 import { fundUser, registerUser } from '../../src/domain/users.ts';
-import { issueToken } from '../../src/domain/tokens.ts';
+import { issueToken } from '../../src/auth/tokens.ts';
 import { createThing } from '../../src/domain/things.ts';
-import { resolveToken } from '../../src/domain/tokens.ts';
+import { resolveToken } from '../../src/auth/tokens.ts';
 import type { UserRecord } from '../../src/domain/records.ts';
 
 let seq = 0;

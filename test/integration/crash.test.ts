@@ -16,6 +16,7 @@ import { openDatabase, type Database } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import type { Services } from '../../src/domain/services.ts';
+import { unboundedHashing } from '../../src/auth/passwords.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/tipjar.js', import.meta.url));
@@ -129,7 +130,12 @@ describe.each(ENGINES)('crash and restart of the real server on %s', (engine) =>
       type Tipper = { id: number; token: string };
       const { tippers, thingIds } = await withDatabase(async (db) => {
         await migrateToLatest(db);
-        const s: Services = { database: db, clock: systemClock, siteUrl: 'http://tipjar.test' };
+        const s: Services = {
+          database: db,
+          clock: systemClock,
+          siteUrl: 'http://tipjar.test',
+          passwordHashing: unboundedHashing,
+        };
         const owner = await buildUser(s);
         const thingIds: number[] = [];
         for (let i = 0; i < THINGS; i++) thingIds.push(await buildThing(s, owner));

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, uniqueName } from '../helpers/factories.ts';
-import { createPartner } from '../../src/domain/partners.ts';
+import { createPartner } from '../../src/webhooks/partners.ts';
 import { listenForMetrics } from '../../src/http/plugins/metrics.ts';
 
 const TOKEN = 'metrics-token-0123456789abcdef0123456789abcdef';

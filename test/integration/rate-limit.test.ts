@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, tokenWith, uniqueName } from '../helpers/factories.ts';
-import { issueToken } from '../../src/domain/tokens.ts';
+import { issueToken } from '../../src/auth/tokens.ts';
 import type { Services } from '../../src/domain/services.ts';
 import { buildApp } from '../../src/app.ts';
 

@@ -11,6 +11,7 @@ import { tipThing } from '../../src/domain/tips.ts';
 import { CODE_RETENTION_SECONDS, runSchedulerTick, startScheduler } from '../../src/scheduler/index.ts';
 import { insertClient, insertCode } from '../../src/db/repositories/oauth.ts';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
+import { unboundedHashing } from '../../src/auth/passwords.ts';
 
 const at = (y: number, m: number, d = 1) => Date.UTC(y, m - 1, d) / 1000;
 
@@ -36,7 +37,7 @@ describe.each(ENGINES)('scheduler on %s', (engine) => {
 
   it('checks at once on start: settles the ended month, renews the new one, logs both; stop() waits', async () => {
     const clock = fixedClock(at(2025, 9, 15));
-    const s = { database: t.database, clock, siteUrl: 'http://tipjar.test' };
+    const s = { database: t.database, clock, siteUrl: 'http://tipjar.test', passwordHashing: unboundedHashing };
     const owner = await moneyUser(s, 0, 0);
     const fan = await moneyUser(s, 1000, 250);
     await tipThing(s, principalOf(fan), await ownedThing(s, { userId: owner.id }));
@@ -71,7 +72,12 @@ describe.each(ENGINES)('scheduler on %s', (engine) => {
 
   it('deletes authorization codes never exchanged a day after they expired; used and recent ones stay', async () => {
     const now = at(2025, 11, 20);
-    const s = { database: t.database, clock: fixedClock(now), siteUrl: 'http://tipjar.test' };
+    const s = {
+      database: t.database,
+      clock: fixedClock(now),
+      siteUrl: 'http://tipjar.test',
+      passwordHashing: unboundedHashing,
+    };
     const user = await moneyUser(s, 0, 0);
     const client = await insertClient(t.database.db, {
       clientId: `c${now}`,

@@ -30,6 +30,7 @@ import { checkLedger } from '../../src/domain/money/ledger.ts';
 import { setMonthlyBudget } from '../../src/domain/money/account.ts';
 import { periodBounds } from '../../src/domain/periods.ts';
 import type { UserRecord } from '../../src/domain/records.ts';
+import { unboundedHashing } from '../../src/auth/passwords.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/tipjar.js', import.meta.url));
@@ -102,7 +103,7 @@ async function buildScenario(s: Services & { clock: ReturnType<typeof fixedClock
 async function scenarioDatabase(engine: Engine) {
   const db = await createTestDatabase(engine);
   const clock = fixedClock(at(2025, 6, 1));
-  const s = { database: db.database, clock, siteUrl: 'http://tipjar.test' };
+  const s = { database: db.database, clock, siteUrl: 'http://tipjar.test', passwordHashing: unboundedHashing };
   await buildScenario(s);
   clock.set(at(2025, 7, 1, 0, 5));
   return { db, s, clock };
@@ -134,7 +135,7 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
   const children = new Set<ChildProcess>();
   beforeAll(async () => {
     t = await createTestDatabase(engine);
-    s = { database: t.database, clock, siteUrl: 'http://tipjar.test' };
+    s = { database: t.database, clock, siteUrl: 'http://tipjar.test', passwordHashing: unboundedHashing };
   });
   afterAll(async () => {
     for (const c of children) c.kill('SIGKILL');
@@ -588,7 +589,12 @@ describe.each(ENGINES)('settlement on %s', (engine) => {
     const database = await openDatabase(url);
     try {
       await migrateTo(database, '0006_search_index_direct');
-      const old: Services = { database, clock: fixedClock(at(2025, 3, 1)), siteUrl: 'http://tipjar.test' };
+      const old: Services = {
+        database,
+        clock: fixedClock(at(2025, 3, 1)),
+        siteUrl: 'http://tipjar.test',
+        passwordHashing: unboundedHashing,
+      };
       const owner = await moneyUser(old, 0, 0, 'owner');
       const fan = await moneyUser(old, 2000, 700, 'fan');
       const [a, b] = [await ownedThing(old, { userId: owner.id }), await ownedThing(old, { userId: owner.id })];

@@ -10,7 +10,7 @@ import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, tokenWith, uniqueName, type TestUser } from '../helpers/factories.ts';
 import { fundUser } from '../../src/domain/users.ts';
-import { issueToken } from '../../src/domain/tokens.ts';
+import { issueToken } from '../../src/auth/tokens.ts';
 import { FULL_THING_KEYS } from '../helpers/representations.ts';
 
 const AUTO = `${PUBLIC_URL}/submit/auto`;

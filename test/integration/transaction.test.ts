@@ -1,11 +1,13 @@
 /**
  * inTransaction (src/db/transaction.ts): concurrent transactions — group-committed on SQLite —
  * each commit or roll back alone: a failing one leaves no row and does not take the others down,
- * and every caller gets its own result.
+ * and every caller gets its own result. What a transaction recorded as changed is announced to
+ * the database's commit listeners once it committed, before its caller is answered, and never
+ * when it rolled back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { inTransaction } from '../../src/db/transaction.ts';
+import { inTransaction, onCommit, recordChange, type Change } from '../../src/db/transaction.ts';
 import { uniqueName } from '../helpers/factories.ts';
 
 describe.each(ENGINES)('inTransaction on %s', (engine) => {
@@ -78,5 +80,70 @@ describe.each(ENGINES)('inTransaction on %s', (engine) => {
       .where('username', '=', taken)
       .executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(1);
+  });
+
+  it('announces the changes of committed transactions after their commit and before their callers are answered, never those of rolled-back ones', async () => {
+    const heard: { changes: Change[] }[] = [];
+    const names = Array.from({ length: 12 }, () => uniqueName('announce'));
+    const stop = onCommit(t.database, (changes) => {
+      heard.push({ changes: [...changes] });
+    });
+    try {
+      const answered: number[] = [];
+      const outcomes = await Promise.allSettled(
+        names.map((username, i) =>
+          inTransaction(t.database, async (trx) => {
+            await trx
+              .insertInto('users')
+              .values({ username, username_key: username.toLowerCase(), email: '', registered_at: 1 })
+              .execute();
+            recordChange(trx, { kind: 'things', ids: [1000 + i], matching: i % 2 === 0 });
+            recordChange(trx, { kind: 'tip', thingId: 1000 + i });
+            if (i % 4 === 3) throw new Error(`refused ${i}`);
+            return i;
+          }).then((i) => {
+            // Answered only after its change was heard.
+            expect(heard.flatMap((h) => h.changes)).toContainEqual({ kind: 'tip', thingId: 1000 + i });
+            answered.push(i);
+            return i;
+          }),
+        ),
+      );
+      expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(3);
+      const all = heard.flatMap((h) => h.changes);
+      const committed = names.map((_, i) => i).filter((i) => i % 4 !== 3);
+      expect(answered.sort((a, b) => a - b)).toEqual(committed);
+      expect(all).toHaveLength(committed.length * 2);
+      for (const i of committed) {
+        expect(all).toContainEqual({ kind: 'things', ids: [1000 + i], matching: i % 2 === 0 });
+        expect(all).toContainEqual({ kind: 'tip', thingId: 1000 + i });
+      }
+      for (const i of [3, 7, 11]) expect(all).not.toContainEqual({ kind: 'tip', thingId: 1000 + i });
+    } finally {
+      stop();
+    }
+    // Removed listeners hear nothing more.
+    const before = heard.length;
+    await inTransaction(t.database, async (trx) => recordChange(trx, { kind: 'tip', thingId: 1 }));
+    expect(heard.length).toBe(before);
+  });
+
+  it('a transaction that records nothing announces nothing; a change on the database handle outside a transaction is announced at once; one in a transaction not opened by inTransaction is refused', async () => {
+    const heard: Change[][] = [];
+    const stop = onCommit(t.database, (changes) => heard.push([...changes]));
+    try {
+      await inTransaction(t.database, async (trx) => {
+        await trx.selectFrom('users').select('id').limit(1).execute();
+      });
+      expect(heard).toEqual([]);
+      recordChange(t.database.db, { kind: 'tip', thingId: 7 });
+      expect(heard).toEqual([[{ kind: 'tip', thingId: 7 }]]);
+      await expect(
+        t.database.db.transaction().execute(async (trx) => recordChange(trx, { kind: 'tip', thingId: 8 })),
+      ).rejects.toThrow(/inside inTransaction/);
+      expect(heard).toHaveLength(1);
+    } finally {
+      stop();
+    }
   });
 });

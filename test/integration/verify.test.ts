@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/db.ts';
 import { buildUser, uniqueName, type TestUser } from '../helpers/factories.ts';
-import { createPartner, type PartnerRecord } from '../../src/domain/partners.ts';
-import { issueToken } from '../../src/domain/tokens.ts';
+import { createPartner, type PartnerRecord } from '../../src/webhooks/partners.ts';
+import { issueToken } from '../../src/auth/tokens.ts';
 import { accountBalance, postTransaction } from '../../src/db/repositories/ledger.ts';
 
 const autoSubmit = (params: Record<string, string>) =>

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { authenticateClient, createClient } from '../../src/auth/oauth/clients.ts';
 import { SCOPE_DESCRIPTIONS } from '../../src/auth/oauth/authorize.ts';
-import { issueToken } from '../../src/domain/tokens.ts';
+import { issueToken } from '../../src/auth/tokens.ts';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { buildWebUser, html, WebClient } from '../helpers/web.ts';

@@ -8,7 +8,7 @@ import { buildTestApp, fixedClock, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, tokenWith } from '../helpers/factories.ts';
 import { buildWebUser, html, WebClient } from '../helpers/web.ts';
 import { tipThing } from '../../src/domain/tips.ts';
-import { resolveToken } from '../../src/domain/tokens.ts';
+import { resolveToken } from '../../src/auth/tokens.ts';
 import { settlePeriod } from '../../src/domain/money/settlement.ts';
 
 const MARCH_15 = Date.UTC(2026, 2, 15) / 1000;

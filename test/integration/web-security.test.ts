@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/oauth/clients.ts';
-import { issueToken } from '../../src/domain/tokens.ts';
+import { issueToken } from '../../src/auth/tokens.ts';
 import { updateProfile } from '../../src/domain/users.ts';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, type TestApp } from '../helpers/app.ts';

@@ -16,14 +16,15 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { createDatabaseUrl, ENGINES } from '../helpers/db.ts';
 import { buildUser, uniqueName } from '../helpers/factories.ts';
-import { createPartner } from '../../src/domain/partners.ts';
+import { createPartner } from '../../src/webhooks/partners.ts';
 import { deliverDue, retryDelaySeconds, RETRY_WINDOW_SECONDS } from '../../src/webhooks/dispatcher.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import type { Services } from '../../src/domain/services.ts';
 import { tipUrl } from '../../src/domain/tips.ts';
-import { resolveToken } from '../../src/domain/tokens.ts';
+import { resolveToken } from '../../src/auth/tokens.ts';
+import { unboundedHashing } from '../../src/auth/passwords.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/tipjar.js', import.meta.url));
@@ -322,7 +323,7 @@ describe.each(ENGINES)('partner webhooks on %s', (engine) => {
 
     // Back to the real time, so the receiver's signature check (5 min tolerance) passes again.
     clock.set(Math.floor(Date.now() / 1000));
-    const { redeliver } = await import('../../src/domain/partners.ts');
+    const { redeliver } = await import('../../src/webhooks/partners.ts');
     await redeliver(t.services, row!.id);
     receiver.requests = [];
     expect(await deliverDue(t.services)).toMatchObject({ attempted: 1, delivered: 1 });
@@ -647,7 +648,12 @@ describe.each(ENGINES)('webhook deliveries across a crash of the real server on 
       let messageIds: string[];
       try {
         await migrateToLatest(db);
-        const s: Services = { database: db, clock: systemClock, siteUrl: PUBLIC_URL };
+        const s: Services = {
+          database: db,
+          clock: systemClock,
+          siteUrl: PUBLIC_URL,
+          passwordHashing: unboundedHashing,
+        };
         const namespace = uniqueName('crash');
         const partner = await createPartner(s, {
           namespace,

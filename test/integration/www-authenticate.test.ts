@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, tokenWith, uniqueName, type TestUser } from '../helpers/factories.ts';
-import { createPartner, type PartnerRecord } from '../../src/domain/partners.ts';
-import { issueToken } from '../../src/domain/tokens.ts';
+import { createPartner, type PartnerRecord } from '../../src/webhooks/partners.ts';
+import { issueToken } from '../../src/auth/tokens.ts';
 import { hashSecret } from '../../src/auth/secrets.ts';
 
 const PLAIN = 'Bearer realm="tipjar"';

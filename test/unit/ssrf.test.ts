@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forbiddenRange, resolveTarget, UnsafeUrlError, type Resolver } from '../../src/webhooks/guard.ts';
 import { FetchError, guardedRequest } from '../../src/webhooks/fetch.ts';
-import { checkWebhookUrl } from '../../src/domain/partners.ts';
+import { checkWebhookUrl } from '../../src/webhooks/partners.ts';
 import { ValidationError } from '../../src/domain/errors.ts';
 
 /** A resolver that knows a few names and records what it was asked. */

@@ -2,8 +2,7 @@
  * Partners (community partners, DECISIONS.md "Partners, pending things, webhooks") and the
  * identities users have verified through them.
  */
-import { noteThingsChanged } from '../changes.ts';
-import type { Executor } from '../transaction.ts';
+import { recordChange, type Executor } from '../transaction.ts';
 
 /** A partner as the domain sees it. */
 export interface PartnerRecord {
@@ -193,7 +192,7 @@ export async function claimPendingThings(
     .where('owner_identity', '=', identity)
     .returning('id')
     .execute();
-  if (rows.length) noteThingsChanged(rows.map((r) => r.id));
+  if (rows.length) recordChange(ex, { kind: 'things', ids: rows.map((r) => r.id), matching: true });
   return rows.map((r) => r.id);
 }
 

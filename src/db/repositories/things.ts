@@ -1,11 +1,10 @@
 /** Things and their tags. Deleted things (deleted_at set) are invisible to every read here. */
 import { sql } from 'kysely';
-import type { Executor } from '../transaction.ts';
+import { recordChange, type Executor } from '../transaction.ts';
 import { RAW_ROWS } from '../raw-rows.ts';
 import { precompiled } from '../precompiled.ts';
 import type { OwnerRef, PageRequest, ThingRecord } from '../../domain/records.ts';
 import type { NewThing, ThingFields } from '../../domain/thing-input.ts';
-import { noteThingsChanged } from '../changes.ts';
 
 /** The columns of a ThingRecord (things joined with the owner as `users`), for every thing read. */
 export const THING_COLUMNS = [
@@ -144,7 +143,7 @@ async function writeTags(ex: Executor, thingId: number, tags: string[]): Promise
 }
 
 /**
- * Inserts a thing with its tags.
+ * Inserts a thing with its tags (in a transaction: the change is announced after its commit).
  * @throws a unique violation when a live thing already has the same url_key.
  */
 export async function insertThing(
@@ -173,7 +172,7 @@ export async function insertThing(
     .returning('id')
     .executeTakeFirstOrThrow();
   await writeTags(ex, r.id, t.tags);
-  noteThingsChanged();
+  recordChange(ex, { kind: 'things', ids: [r.id], matching: true });
   return r.id;
 }
 
@@ -189,14 +188,14 @@ export async function updateThing(ex: Executor, id: number, changes: Partial<Thi
     await ex.deleteFrom('thing_tags').where('thing_id', '=', id).execute();
     await writeTags(ex, id, changes.tags);
   }
-  noteThingsChanged([id]);
+  recordChange(ex, { kind: 'things', ids: [id], matching: true });
 }
 
 /** Marks a thing deleted; its tips stay (DECISIONS.md: a deleted thing's tips stay in the ledger). */
 export async function softDeleteThing(ex: Executor, id: number, now: number): Promise<void> {
   await ex.updateTable('things').set({ deleted_at: now }).where('id', '=', id).execute();
   await ex.deleteFrom('thing_tags').where('thing_id', '=', id).execute();
-  noteThingsChanged([id]);
+  recordChange(ex, { kind: 'things', ids: [id], matching: true });
 }
 
 /**
@@ -232,7 +231,7 @@ export async function insertThingsIfNew(
     .returning(['id', 'url_key'])
     .execute();
   if (inserted.length === 0) return [];
-  noteThingsChanged();
+  recordChange(ex, { kind: 'things', ids: inserted.map((r) => r.id), matching: true });
   const byKey = new Map(things.map((t) => [t.urlKey, t]));
   const tagRows = inserted.flatMap((r) =>
     [...new Set(byKey.get(r.url_key)!.tags.map((t) => t.toLowerCase()))].map((tag) => ({ thing_id: r.id, tag })),

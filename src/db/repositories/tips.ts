@@ -1,9 +1,8 @@
 /** Tips and the per-thing counters kept in step with them (same transaction). */
 import { sql } from 'kysely';
-import type { Executor } from '../transaction.ts';
+import { recordChange, type Executor } from '../transaction.ts';
 import { precompiled } from '../precompiled.ts';
 import { TREND_HALF_LIFE } from './search.ts';
-import { noteThingsChanged, noteTipsChanged } from '../changes.ts';
 import type { PageRequest, TipRecord } from '../../domain/records.ts';
 import { THING_COLUMNS, toThingRecord } from './things.ts';
 
@@ -35,7 +34,7 @@ export async function insertTipOnce(
     tip.now,
     2 ** ((tip.now - hour * 3600) / TREND_HALF_LIFE),
   );
-  noteTipsChanged();
+  recordChange(ex, { kind: 'tip', thingId: tip.thingId });
   return r.id;
 }
 
@@ -99,7 +98,7 @@ export async function countTipOnThing(
 ): Promise<number> {
   const [r] = await countTipStatement(ex, thingId, tipperId, period, now);
   if (!r) throw new Error(`thing ${thingId} vanished while being tipped`);
-  noteThingsChanged([thingId], false); // its counters changed, not what a search matches
+  recordChange(ex, { kind: 'things', ids: [thingId], matching: false }); // its counters, not what a search matches
   return r.tips;
 }
 

@@ -13,7 +13,7 @@ import { InsufficientScopeError, InvalidTokenError, UnauthorizedError } from '..
 import type { Principal } from '../../domain/records.ts';
 import type { Scope } from '../../domain/scopes.ts';
 import type { Services } from '../../domain/services.ts';
-import { resolveToken } from '../../domain/tokens.ts';
+import { resolveToken } from '../../auth/tokens.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,11 +1,11 @@
 /** Issuing and resolving bearer tokens (api-v2.md "Authentication"). */
-import { hashSecret, newSecret } from '../auth/secrets.ts';
+import { hashSecret, newSecret } from './secrets.ts';
 import { findPrincipalByTokenHash, insertAccessToken } from '../db/repositories/tokens.ts';
-import { InvalidScopeError } from './errors.ts';
-import type { Principal } from './records.ts';
-import { isScope, parseScopes } from './scopes.ts';
-import type { Services } from './services.ts';
-import { getUser } from './users.ts';
+import { InvalidScopeError } from '../domain/errors.ts';
+import type { Principal } from '../domain/records.ts';
+import { isScope, parseScopes } from '../domain/scopes.ts';
+import type { Services } from '../domain/services.ts';
+import { getUser } from '../domain/users.ts';
 
 /**
  * Issues an access token for a user, as the operator command does (OAuth comes with issue 6).
