@@ -31,9 +31,7 @@ import { PasswordHasher } from './auth/passwords.ts';
 import { createWebLimits } from './web/limits.ts';
 import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
-import { SearchCache } from './domain/search-cache.ts';
-import { ChangeLog } from './domain/search/change-log.ts';
-import { SearchRenderCache } from './http/search-render-cache.ts';
+import { Search } from './domain/search/index.ts';
 
 export interface AppDeps {
   config: Config;
@@ -81,24 +79,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     queue: config.passwordHashQueue,
   });
   app.decorate('passwordHasher', passwordHasher);
-  const changeLog = new ChangeLog(database);
-  app.addHook('onClose', async () => changeLog.close());
+  const clock = deps.clock ?? systemClock;
+  // Search with its caches, which follow this database's commits (src/domain/search).
+  const search = new Search(database, clock, {
+    cacheSeconds: config.searchCacheSeconds,
+    cacheEntries: config.searchCacheEntries,
+  });
+  app.addHook('onClose', async () => search.close());
   const services: Services = {
     database,
-    clock: deps.clock ?? systemClock,
+    clock,
     siteUrl: config.siteUrl,
     // rel="payment" discovery for POST /tip of unregistered URLs (src/discovery, DISCOVERY=on).
     discovery: config.discovery
       ? createDiscovery({ siteUrl: config.siteUrl, allowPrivate: config.discoveryAllowPrivate })
       : undefined,
-    // Search results kept while nothing they depend on changed (src/domain/search-cache.ts).
-    searchCache:
-      config.searchCacheSeconds > 0
-        ? new SearchCache(changeLog, {
-            maxAgeSeconds: config.searchCacheSeconds,
-            maxEntries: config.searchCacheEntries,
-          })
-        : undefined,
+    search,
     passwordHashing: passwordHasher,
   };
   // Every limit's counters: in memory, or in Redis when REDIS_URL is set (fails here when Redis
@@ -118,7 +114,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     services,
     urls: { api: `${config.publicUrl}${API_PREFIX}`, site: config.siteUrl },
     publicUrl: config.publicUrl,
-    searchRender: services.searchCache && changeLog.seesEveryChange ? new SearchRenderCache(changeLog) : undefined,
   };
 
   // Unknown pages outside the API: the website's HTML 404 for browsers, the error shape otherwise.

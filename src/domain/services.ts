@@ -5,7 +5,7 @@
  */
 import type { Database } from '../db/transaction.ts';
 import type { Clock } from './clock.ts';
-import type { SearchCache } from './search-cache.ts';
+import type { Search } from './search/index.ts';
 
 /**
  * Hashes and checks passwords (implemented by src/auth/passwords.ts: scrypt, through the server's
@@ -43,6 +43,6 @@ export interface Services {
   passwordHashing: PasswordHashing;
   /** Finds the auto-submit URL an unregistered page links (DECISIONS.md "Discovery"); absent: off. */
   discovery?: Discovery;
-  /** Keeps search results while nothing they depend on changed (SEARCH_CACHE_SECONDS); absent: every search runs. */
-  searchCache?: SearchCache;
+  /** The search module with its caches (src/domain/search): the server's; absent in commands, which never search. */
+  search?: Search;
 }

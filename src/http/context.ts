@@ -1,6 +1,5 @@
 /** What route modules receive: services, URLs for presenters, and small shared helpers. */
 import type { FastifyRequest } from 'fastify';
-import type { SearchRenderCache } from './search-render-cache.ts';
 import type { Services } from '../domain/services.ts';
 import type { ThingRecord, UserRecord } from '../domain/records.ts';
 import { viewerState } from '../domain/things.ts';
@@ -12,8 +11,6 @@ export interface RouteContext {
   services: Services;
   urls: Urls;
   publicUrl: string;
-  /** Rendered anonymous search answers (SQLite with the search cache on); absent: always render. */
-  searchRender?: SearchRenderCache;
 }
 
 /** Full user records for `full` renderings, or undefined when `full` is off. */

@@ -1,5 +1,5 @@
 /**
- * The search result cache (src/domain/search-cache.ts, docs/adr/0015) through GET /things/search,
+ * The search result cache (src/domain/search, docs/adr/0015) through GET /things/search,
  * on every engine: a repeated search is answered from the cache, and every write this process
  * acknowledges — a new, changed, hidden, deleted or handed-over thing, a tip — shows in the very
  * next search; a transaction still open while a search runs cannot leave that search's result
@@ -337,6 +337,35 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     for (let i = 0; i < 3; i++) expect(await cityOf()).toBe('');
     await updateProfile(t.services, profiled.user.id, { city: 'Lyon' });
     expect(await cityOf()).toBe('Lyon');
+  });
+
+  it('each app follows the commits of its own database: writes to another database in the same process leave its cached results alone', async () => {
+    const elsewhere = await buildTestApp(engine, {
+      clock,
+      env: { SEARCH_CACHE_SECONDS: String(MAX_AGE), METRICS_TOKEN },
+    });
+    try {
+      const word = freshWord();
+      const a = await buildThing(t.services, owner, { title: `${word} here` });
+      expect((await search(`query=${word}`)).ids).toEqual([a]);
+      const before = await cacheCounts();
+      // A thing, a tip and an edit on the other database.
+      const user = await buildUser(elsewhere.services);
+      const tipperThere = await buildUser(elsewhere.services);
+      const b = await buildThing(elsewhere.services, user, { title: `${word} there` });
+      const tipped = await elsewhere.app.inject({
+        method: 'POST',
+        url: `${API}/things/${b}/tip`,
+        headers: bearer(tipperThere.token),
+      });
+      expect(tipped.statusCode, tipped.body).toBe(200);
+      expect((await search(`query=${word}`)).ids).toEqual([a]);
+      const after = await cacheCounts();
+      expect(after.hits - before.hits).toBe(1);
+      expect(after.misses - before.misses).toBe(0);
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   it('SEARCH_CACHE_SECONDS=0 turns the cache off: no cache counts, every search sees the database', async () => {

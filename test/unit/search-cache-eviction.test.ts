@@ -6,12 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connect.ts';
 import type { SearchCriteria, SearchPage } from '../../src/db/repositories/search.ts';
-import { SearchCache } from '../../src/domain/search-cache.ts';
-import { SearchRenderCache } from '../../src/http/search-render-cache.ts';
+import { SearchCache } from '../../src/domain/search/result-cache.ts';
+import { SearchRenderCache } from '../../src/domain/search/rendered.ts';
 import { ChangeLog } from '../../src/domain/search/change-log.ts';
 
 /** A SQLite-like database whose other connections never write: only the caches' view of it. */
-const quietDatabase = new ChangeLog({ engine: 'sqlite', externalChanges: () => 1 } as unknown as Database);
+const quietDatabase = new ChangeLog({ engine: 'sqlite', db: {}, externalChanges: () => 1 } as unknown as Database);
 
 const criteria = (word: string): SearchCriteria => ({
   words: [word],

@@ -1,9 +1,9 @@
 /**
- * The words of a search `query` (src/domain/search.ts queryWords) and the FTS5 MATCH string built
+ * The words of a search `query` (src/domain/search queryWords) and the FTS5 MATCH string built
  * from them (src/db/repositories/search.ts fts5Query): user input is never FTS5 syntax.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_QUERY_LENGTH, MAX_QUERY_WORDS, queryWords } from '../../src/domain/search.ts';
+import { MAX_QUERY_LENGTH, MAX_QUERY_WORDS, queryWords } from '../../src/domain/search/index.ts';
 import { fts5Query } from '../../src/db/repositories/search.ts';
 import { InvalidParametersError } from '../../src/domain/errors.ts';
 

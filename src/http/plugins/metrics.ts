@@ -74,7 +74,7 @@ export function registerMetrics(
     },
   });
 
-  const cache = services.searchCache;
+  const cache = services.search?.cacheStats;
   if (cache) {
     new Counter({
       name: 'tipjar_search_cache_requests_total',
@@ -83,8 +83,8 @@ export function registerMetrics(
       registers: [registry],
       collect() {
         this.reset();
-        this.inc({ result: 'hit' }, cache.stats.hits);
-        this.inc({ result: 'miss' }, cache.stats.misses);
+        this.inc({ result: 'hit' }, cache.hits);
+        this.inc({ result: 'miss' }, cache.misses);
       },
     });
   }

@@ -4,7 +4,6 @@
  * and the caller's own hidden things are included. Documented in docs/api.md "Search".
  */
 import type { FastifyInstance } from 'fastify';
-import { findSearchPage, readSearchThings } from '../../../domain/search.ts';
 import { CONTENT_TYPE } from '../../../formats/negotiation.ts';
 import { parseFull, parsePage, type Query } from '../../params.ts';
 import { presentThingsFor, type RouteContext } from '../../context.ts';
@@ -17,7 +16,7 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * `page`, `count` (1–100, default 30), `full`.
    * 200 `{total_items, items, page, things}` with things in the full representation.
    * 400 `invalid_parameters` for a malformed tags expression, an unknown language, category, user
-   * or sort, a bad url, count or page (see domain/search.ts).
+   * or sort, a bad url, count or page (see src/domain/search).
    */
   app.get<{ Querystring: Query }>(
     '/things/search',
@@ -25,24 +24,21 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
     async (request, reply) => {
       const page = parsePage(request.query);
       const full = parseFull(request.query);
-      const found = await findSearchPage(ctx.services, request.query, page, request.principal);
-      // An anonymous search the search cache answered: its rendered answer, while its things are
-      // unchanged (src/http/search-render-cache.ts). Not with `full`: owners' profiles can change.
-      const render = found.hit && !request.principal && !full ? ctx.searchRender : undefined;
-      const rendered = render?.get(found.page, found.external);
-      if (rendered !== undefined) {
+      const search = ctx.services.search;
+      if (!search) throw new Error('the search module is not configured');
+      const answer = await search.find(request.query, page, request.principal, { full });
+      if (answer.keptJson !== undefined) {
         // The bytes go out as they are for JSON; XML and JSONP are made from the JSON text (formats plugin).
         const plainJson = request.format === 'json' && request.jsonp === undefined;
-        return reply.type(CONTENT_TYPE.json).send(plainJson ? rendered : rendered.toString('utf8'));
+        return reply.type(CONTENT_TYPE.json).send(plainJson ? answer.keptJson : answer.keptJson.toString('utf8'));
       }
-      const basis = render?.basis(found.page, found.external);
-      const things = await readSearchThings(ctx.services, found.page, request.principal);
-      const body = presentSearchResult(found.page.total, page.page, await presentThingsFor(ctx, request, things, full));
-      if (!render || !basis) return body;
+      const things = await answer.things();
+      const body = presentSearchResult(answer.total, page.page, await presentThingsFor(ctx, request, things, full));
+      if (!answer.canKeepJson) return body;
       // API answers are plain JSON.stringify (src/http/schemas/common.ts `stringify`), so this is the
       // same body Fastify would send.
       const json = JSON.stringify(body);
-      render.set(found.page, json, basis);
+      answer.keepJson(json);
       return reply.type(CONTENT_TYPE.json).send(json);
     },
   );

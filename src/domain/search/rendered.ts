@@ -1,10 +1,10 @@
 /**
- * Rendered search answers (docs/adr/0015): the serialized JSON of an anonymous search page, kept
- * beside its entry in the search cache so a popular search is answered without reading,
+ * Rendered search answers (docs/adr/0015), owned by the search module (index.ts): the serialized
+ * JSON of an anonymous search page, kept beside its entry in the search cache so a popular search is answered without reading,
  * presenting and serializing its 30 things again (≈ 250 µs of the server's thread each time).
  *
  * Exact, so SQLite only (where every change is seen): an answer is kept with the version of each
- * of its things' rows (db/changes.ts) and of the database (`Database.externalChanges`), taken
+ * of its things' rows (change-log.ts) and of the database (`Database.externalChanges`), taken
  * before the things were read; it is served only while none of them moved. It is kept for the page
  * object the search cache serves (a recomputed page is a new object, so its answer is made anew),
  * least recently used first out, at most `maxBytes` of JSON in all; it is made only for pages the
@@ -13,8 +13,8 @@
  * JSONP are made from it by the formats plugin, like any JSON answer.
  */
 import { LRUCache } from 'lru-cache';
-import type { ChangeLog } from '../domain/search/change-log.ts';
-import type { SearchPage } from '../db/repositories/search.ts';
+import type { ChangeLog } from './change-log.ts';
+import type { SearchPage } from '../../db/repositories/search.ts';
 
 /** The versions an answer was made from (take them before reading the things). */
 export interface RenderBasis {

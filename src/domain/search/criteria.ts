@@ -1,19 +1,18 @@
 /**
- * Search (api-v2.md "Things" `GET /things/search`, "Search result"; DECISIONS.md "Search"):
- * validates the query parameters and runs the one search query of db/repositories/search.ts
- * (through the search cache when there is one), then reads the page's things.
+ * The criteria of a search (api-v2.md "Things" `GET /things/search`; DECISIONS.md "Search"):
+ * the query parameters validated and parsed into db/repositories/search.ts SearchCriteria, and the
+ * criteria already made from the same parameters, kept so a search asked again skips the work.
  */
 import { LRUCache } from 'lru-cache';
-import { searchThingIds, type SearchCriteria, type SearchPage, type SearchSort } from '../db/repositories/search.ts';
-import { findThingsByIds } from '../db/repositories/things.ts';
-import { findUserByUsername } from '../db/repositories/users.ts';
-import { InvalidParametersError } from './errors.ts';
-import { hasForbiddenCharacters, single } from './input.ts';
-import type { PageRequest, Principal, ThingRecord } from './records.ts';
-import { isCategory, isLanguage } from './reference.ts';
-import type { Services } from './services.ts';
-import { parseTagExpression } from './tag-expression.ts';
-import { parseHttpUrl, urlKey } from './urls.ts';
+import type { Database } from '../../db/transaction.ts';
+import type { SearchCriteria, SearchSort } from '../../db/repositories/search.ts';
+import { findUserByUsername } from '../../db/repositories/users.ts';
+import { InvalidParametersError } from '../errors.ts';
+import { hasForbiddenCharacters, single } from '../input.ts';
+import type { PageRequest } from '../records.ts';
+import { isCategory, isLanguage } from '../reference.ts';
+import { parseTagExpression } from '../tag-expression.ts';
+import { parseHttpUrl, urlKey } from '../urls.ts';
 
 export const SEARCH_SORTS: readonly SearchSort[] = [
   'relevance',
@@ -32,14 +31,6 @@ const MAX_LIST_IDS = 50;
 
 /** A word of `query`: a run of letters, combining marks and digits (what both full-text indexes tokenise as one word). */
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
-
-/** A page of thing ids and the total (`page`), and whether the search cache answered it (`hit`). */
-export interface FoundPage {
-  page: SearchPage;
-  hit: boolean;
-  /** SQLite with the search cache: `Database.externalChanges()` as read when the cache was asked */
-  external?: number;
-}
 
 /** The raw query parameters of `GET /things/search` (strings, possibly repeated). */
 export type SearchParameters = Record<string, unknown>;
@@ -98,56 +89,58 @@ function idList(
   return ids;
 }
 
-/**
- * `GET /things/search`, first step: validates the parameters and finds one page of thing ids,
- * from the search cache when it has it.
- * @param params `query` (words, all required, over title, description, tags and url), `url`
- *   (absolute http/https URL: only the thing registered for it), `tags` (boolean expression, see
- *   tag-expression.ts), `language` and `category` (comma lists of ids), `user` (username: only
- *   their things), `sort` (`relevance` default | `trend` | `tips` | `tips_month` | `tips_week` |
- *   `tips_day`). Empty values mean "not given". Unknown parameters are ignored.
- * @param page `count` and 1-based `page` (already validated by the HTTP layer).
- * @param viewer the caller, whose own hidden things are included (DECISIONS.md "Things").
- * Criteria made from the same parameters before are reused (parsedSearches).
- * @throws InvalidParametersError (400 `invalid_parameters`): malformed tags expression (naming the
- *   problem and position), unknown language/category id or user, unknown sort, bad url, query too
- *   long. Nothing is written.
- */
-export async function findSearchPage(
-  s: Services,
-  params: SearchParameters,
-  page: PageRequest,
-  viewer?: Principal,
-): Promise<FoundPage> {
-  const now = s.clock.now();
-  const key = parsedKey(params, page);
-  let parsed = key === undefined ? undefined : parsedSearches.get(key);
-  if (!parsed) {
-    parsed = Object.freeze(await parseCriteria(s, params, page, now));
-    if (key !== undefined) parsedSearches.set(key, parsed);
-  }
-  const criteria: SearchCriteria = { ...parsed, now };
-  if (viewer) criteria.viewerUserId = viewer.userId;
-  const run = () => searchThingIds(s.database, criteria);
-  if (s.searchCache) return s.searchCache.page(criteria, run);
-  return { page: await run(), hit: false };
-}
-
 /** The parameters a search's criteria are made from, but `user` (see parsedKey). */
 const PARSED_PARAMETERS = ['query', 'url', 'tags', 'language', 'category', 'sort'] as const;
 
-/**
- * Criteria already made from the same parameters (LRU, at most 2,000): a search asked again skips
- * their validation and parsing (≈ 20 µs of the server's thread on the benchmark machine, about a
- * tenth of a cached answer). Only valid searches are kept, so every invalid one is refused anew;
- * the kept criteria are never changed (each request copies them).
- */
-const parsedSearches = new LRUCache<string, Readonly<SearchCriteria>>({ max: 2000 });
+/** Criteria kept, at most (LRU). */
+const KEPT_CRITERIA = 2000;
 
 /**
- * The key of `params` and `page` in parsedSearches: their values, each after a NUL, or undefined —
- * the search is then parsed every time — when a value holds a NUL, is repeated or is not a string,
- * or `user` is given (a name looked up in the database, and users come and go).
+ * Makes the criteria of searches and keeps those made from the same parameters (LRU, at most
+ * 2,000): a search asked again skips their validation and parsing (≈ 20 µs of the server's thread
+ * on the benchmark machine, about a tenth of a cached answer). Only valid searches are kept, so
+ * every invalid one is refused anew; the kept criteria are never changed (each search copies them).
+ */
+export class CriteriaMaker {
+  private readonly kept = new LRUCache<string, Readonly<SearchCriteria>>({ max: KEPT_CRITERIA });
+
+  constructor(private readonly database: Database) {}
+
+  /**
+   * The criteria of a search made at `now` (Unix seconds) by `viewerUserId` (their own hidden
+   * things are included).
+   * @param params `query` (words, all required, over title, description, tags and url), `url`
+   *   (absolute http/https URL: only the thing registered for it), `tags` (boolean expression, see
+   *   tag-expression.ts), `language` and `category` (comma lists of ids), `user` (username: only
+   *   their things), `sort` (`relevance` default | `trend` | `tips` | `tips_month` | `tips_week` |
+   *   `tips_day`). Empty values mean "not given". Unknown parameters are ignored.
+   * @param page `count` and 1-based `page` (already validated by the HTTP layer).
+   * @throws InvalidParametersError (400 `invalid_parameters`): malformed tags expression (naming
+   *   the problem and position), unknown language/category id or user, unknown sort, bad url,
+   *   query too long.
+   */
+  async make(
+    params: SearchParameters,
+    page: PageRequest,
+    now: number,
+    viewerUserId: number | undefined,
+  ): Promise<SearchCriteria> {
+    const key = parsedKey(params, page);
+    let parsed = key === undefined ? undefined : this.kept.get(key);
+    if (!parsed) {
+      parsed = Object.freeze(await parseCriteria(this.database, params, page, now));
+      if (key !== undefined) this.kept.set(key, parsed);
+    }
+    const criteria: SearchCriteria = { ...parsed, now };
+    if (viewerUserId !== undefined) criteria.viewerUserId = viewerUserId;
+    return criteria;
+  }
+}
+
+/**
+ * The key of `params` and `page` among the kept criteria: their values, each after a NUL, or
+ * undefined — the search is then parsed every time — when a value holds a NUL, is repeated or is
+ * not a string, or `user` is given (a name looked up in the database, and users come and go).
  */
 function parsedKey(params: SearchParameters, page: PageRequest): string | undefined {
   if (params.user !== undefined) return undefined;
@@ -161,9 +154,9 @@ function parsedKey(params: SearchParameters, page: PageRequest): string | undefi
   return key;
 }
 
-/** Validates and parses the parameters of a search but the viewer (see findSearchPage); `now` in Unix seconds. */
+/** Validates and parses the parameters of a search but the viewer (see CriteriaMaker.make); `now` in Unix seconds. */
 async function parseCriteria(
-  s: Services,
+  database: Database,
   params: SearchParameters,
   page: PageRequest,
   now: number,
@@ -208,20 +201,9 @@ async function parseCriteria(
     const user =
       hasForbiddenCharacters(username) || username.length > 64
         ? undefined
-        : await findUserByUsername(s.database.db, username);
+        : await findUserByUsername(database.db, username);
     if (!user) throw new InvalidParametersError(`Unknown user ${JSON.stringify(username.slice(0, 64))}`, 'search');
     criteria.ownerUserId = user.id;
   }
   return criteria;
-}
-
-/**
- * The things of a found page, in its order, read fresh: their counters change with every tip, the
- * ids only with the ranking. A cached page may predate a change made by another instance
- * (SEARCH_CACHE_SECONDS): a thing hidden since then is still left out, unless it is the viewer's.
- */
-export async function readSearchThings(s: Services, found: SearchPage, viewer?: Principal): Promise<ThingRecord[]> {
-  const byId = new Map((await findThingsByIds(s.database.db, found.ids)).map((t) => [t.id, t]));
-  const shown = (t: ThingRecord) => !t.hidden || (t.owner.kind === 'user' && t.owner.userId === viewer?.userId);
-  return found.ids.flatMap((id) => byId.get(id) ?? []).filter(shown);
 }

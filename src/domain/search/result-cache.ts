@@ -1,14 +1,15 @@
 /**
- * The search result cache (docs/adr/0015): keeps the outcome of a search — the ids of one page and
+ * The search result cache (docs/adr/0015), owned by the search module (index.ts): keeps the outcome of a search — the ids of one page and
  * the total, never the things themselves, which are read fresh for every answer — so a popular
  * search is ranked once, not on every request. A broad word (`react`, 20,000 of the catalogue's
  * things) costs 10–30 ms to rank and count; the same answer from the cache costs a read of the
  * page's things.
  *
  * An entry is served only while nothing it depends on can have changed:
- * - no thing was written by this process since it was computed (db/changes.ts counts every
- *   insert, update, delete and hand-over of a thing, and settles again at commit/rollback);
- * - for the tip sorts (`tips`, `tips_month|week|day`, `trend`), no tip was written by this process,
+ * - no write of this process that can change what a search matches committed since it was
+ *   computed (the `things` epoch of change-log.ts: every insert, update, delete and hand-over of
+ *   a thing, announced after its commit);
+ * - for the tip sorts (`tips`, `tips_month|week|day`, `trend`), no tip of this process committed,
  *   and for those with a window (all but `tips`) the clock has not reached the second at which its
  *   window's moving edge may reorder them (SearchPage.changesAt: when the oldest tip in the
  *   window leaves it, or one dated ahead of the search enters it);
@@ -24,8 +25,8 @@
  * pushes out the popular searches, whose misses are the expensive ones (a broad word, 5–35 ms).
  */
 import { LRUCache } from 'lru-cache';
-import type { ChangeLog, Epochs } from './search/change-log.ts';
-import type { SearchCriteria, SearchPage } from '../db/repositories/search.ts';
+import type { ChangeLog, Epochs } from './change-log.ts';
+import type { SearchCriteria, SearchPage } from '../../db/repositories/search.ts';
 
 export interface SearchCacheOptions {
   /** most results kept, both segments together (at least 2; see the file comment) */
