@@ -14,7 +14,6 @@ import {
 import { insertActivity } from '../db/repositories/activities.ts';
 import { tippedThingIds } from '../db/repositories/tips.ts';
 import { subscribedThingIds } from '../db/repositories/subscriptions.ts';
-import { findUserByUsername } from '../db/repositories/users.ts';
 import { ForbiddenError, InvalidParametersError, NotFoundError, ValidationError } from './errors.ts';
 import { periodOf } from './periods.ts';
 import type { PageRequest, Principal, ThingRecord } from './records.ts';
@@ -202,5 +201,3 @@ export async function listUserThings(
 export async function listOwnThings(s: Services, principal: Principal, page: PageRequest): Promise<ThingRecord[]> {
   return listThingsByOwner(s.database.db, principal.userId, { ...page, includeHidden: true });
 }
-
-export { findUserByUsername };

@@ -9,6 +9,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database, type Engine } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { unboundedHashing } from '../../src/auth/passwords.ts';
+import { systemClock, type Clock } from '../../src/domain/clock.ts';
+import type { PasswordHashing, Services } from '../../src/domain/services.ts';
 
 /** The engines to run integration suites on. */
 export const ENGINES: Engine[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
@@ -61,4 +64,22 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
       await remove();
     },
   };
+}
+
+/**
+ * Services on a fresh migrated test database, for calling domain services directly (no HTTP):
+ * the given clock (default the system clock) and password hashing (default unbounded scrypt).
+ */
+export async function createTestServices(
+  engine: Engine,
+  opts: { clock?: Clock; passwordHashing?: PasswordHashing } = {},
+): Promise<{ s: Services; db: TestDatabase; drop(): Promise<void> }> {
+  const db = await createTestDatabase(engine);
+  const s: Services = {
+    database: db.database,
+    clock: opts.clock ?? systemClock,
+    siteUrl: 'http://tipjar.test',
+    passwordHashing: opts.passwordHashing ?? unboundedHashing,
+  };
+  return { s, db, drop: () => db.drop() };
 }

@@ -1,5 +1,6 @@
 /**
- * Factories for test data, through the same domain services the CLI uses.
+ * Factories for test data, through the same domain services the CLI uses (one set for every
+ * test: users with tokens or with given means, things, pending things, principals).
  */
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../../src/domain/services.ts';
@@ -7,7 +8,10 @@ import { fundUser, registerUser } from '../../src/domain/users.ts';
 import { issueToken } from '../../src/auth/tokens.ts';
 import { createThing } from '../../src/domain/things.ts';
 import { resolveToken } from '../../src/auth/tokens.ts';
-import type { UserRecord } from '../../src/domain/records.ts';
+import type { Principal, UserRecord } from '../../src/domain/records.ts';
+import { inTransaction } from '../../src/db/transaction.ts';
+import { insertThing } from '../../src/db/repositories/things.ts';
+import { parseNewThing } from '../../src/domain/thing-input.ts';
 
 let seq = 0;
 export const uniqueName = (prefix = 'user') => `${prefix}${++seq}${randomBytes(3).toString('hex')}`;
@@ -42,4 +46,26 @@ export async function buildThing(s: Services, owner: TestUser, fields: Record<st
 /** Another token for an existing user, with the given scopes. */
 export async function tokenWith(s: Services, username: string, scopes: string): Promise<string> {
   return issueToken(s, username, scopes);
+}
+
+/** A principal for calling domain services directly (scope tip and thing). */
+export function principalOf(u: UserRecord): Principal {
+  return { userId: u.id, username: u.username, scopes: new Set(['tip', 'thing']), clientId: null, tokenId: 0 };
+}
+
+/** Registers a user with `balance` cents funded and a monthly budget of `budget` cents. */
+export async function moneyUser(
+  s: Services,
+  balance: number,
+  budget: number,
+  username = uniqueName('m'),
+): Promise<UserRecord> {
+  await registerUser(s, { username });
+  return fundUser(s, { username, cents: balance, budgetCents: budget, reference: `test-funding:${username}` });
+}
+
+/** Inserts a thing owned by a user, or (pending thing) by an identity. Returns its id. */
+export async function ownedThing(s: Services, owner: { userId: number } | { identity: string }): Promise<number> {
+  const input = parseNewThing({ url: `https://example.net/${uniqueName('t')}`, title: 'money thing' });
+  return inTransaction(s.database, (trx) => insertThing(trx, input, owner, s.clock.now()));
 }

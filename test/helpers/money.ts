@@ -1,35 +1,8 @@
 /**
- * Helpers for money tests: principals without tokens, pending things, and a normalised snapshot of
- * the ledger that compares equal across two databases built the same way.
+ * For money tests: a normalised snapshot of the ledger that compares equal across two databases
+ * built the same way. (Users with means, principals and pending things: factories.ts.)
  */
 import type { Services } from '../../src/domain/services.ts';
-import type { Principal, UserRecord } from '../../src/domain/records.ts';
-import { fundUser, registerUser } from '../../src/domain/users.ts';
-import { insertThing } from '../../src/db/repositories/things.ts';
-import { parseNewThing } from '../../src/domain/thing-input.ts';
-import { uniqueName } from './factories.ts';
-
-/** A principal for calling domain services directly (scope tip and thing). */
-export function principalOf(u: UserRecord): Principal {
-  return { userId: u.id, username: u.username, scopes: new Set(['tip', 'thing']), clientId: null, tokenId: 0 };
-}
-
-/** Registers a user with `balance` cents funded and a monthly budget of `budget` cents. */
-export async function moneyUser(
-  s: Services,
-  balance: number,
-  budget: number,
-  username = uniqueName('m'),
-): Promise<UserRecord> {
-  await registerUser(s, { username });
-  return fundUser(s, { username, cents: balance, budgetCents: budget, reference: `test-funding:${username}` });
-}
-
-/** Inserts a thing owned by a user, or (pending thing) by an identity. Returns its id. */
-export async function ownedThing(s: Services, owner: { userId: number } | { identity: string }): Promise<number> {
-  const input = parseNewThing({ url: `https://example.net/${uniqueName('t')}`, title: 'money thing' });
-  return insertThing(s.database.db, input, owner, s.clock.now());
-}
 
 /** Everything money-related, without timestamps, in a stable order. */
 export async function ledgerSnapshot(s: Services) {

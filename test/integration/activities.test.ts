@@ -15,6 +15,7 @@ import { parseFeed } from '@rowanmanning/feed-parser';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, type TestUser } from '../helpers/factories.ts';
+import { expectError } from '../helpers/errors.ts';
 import { insertActivity } from '../../src/db/repositories/activities.ts';
 
 const AS_TYPE = 'application/stream+json';
@@ -66,13 +67,6 @@ const xml = new XMLParser({
   attributeNamePrefix: '@_',
   isArray: (name) => ['entry', 'link'].includes(name),
 });
-
-function expectError(res: LightMyRequestResponse, status: number, code: string): void {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = json(res);
-  expect(Object.keys(body).sort()).toEqual(['error', 'error_description', 'error_uri']);
-  expect(body.error).toBe(code);
-}
 
 const titles = (body: { items: any[] }) => body.items.map((i) => i.title);
 

@@ -6,23 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { ENGINES } from '../helpers/db.ts';
-import { API, bearer, buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
+import { API, bearer, buildTestApp, json, type TestApp } from '../helpers/app.ts';
 import { buildUser, uniqueName, type TestUser } from '../helpers/factories.ts';
-
-const ERROR_KEYS = ['error', 'error_description', 'error_uri'];
-const keys = (o: object) => Object.keys(o).sort();
-
-function expectError(res: LightMyRequestResponse, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = json(res);
-  expect(keys(body)).toEqual(ERROR_KEYS);
-  expect(body.error).toBe(code);
-  expect(typeof body.error_description).toBe('string');
-  expect(body.error_description.length).toBeGreaterThan(0);
-  expect(typeof body.error_uri).toBe('string');
-  expect(body.error_uri.startsWith(`${PUBLIC_URL}/docs/api#`)).toBe(true);
-  return body as { error: string; error_description: string; error_uri: string };
-}
+import { expectError } from '../helpers/errors.ts';
 
 describe.each(ENGINES)('errors on %s', (engine) => {
   let t: TestApp;

@@ -7,6 +7,7 @@ import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildUser, type TestUser } from '../helpers/factories.ts';
 import { authorizeCode, basic, buildClient, REDIRECT_URI, type TestClient } from '../helpers/oauth.ts';
+import { expectOAuthError } from '../helpers/errors.ts';
 
 describe.each(ENGINES)('OAuth revocation and metadata on %s', (engine) => {
   let t: TestApp;
@@ -42,12 +43,8 @@ describe.each(ENGINES)('OAuth revocation and metadata on %s', (engine) => {
   const works = async (token: string) =>
     (await t.app.inject({ url: `${API}/user`, headers: bearer(token) })).statusCode === 200;
 
-  function expectError(res: Awaited<ReturnType<typeof revoke>>, status: number, error: string) {
-    expect(res.statusCode, res.body).toBe(status);
-    const body = json(res);
-    expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
-    expect(body.error).toBe(error);
-  }
+  const expectError = (res: Awaited<ReturnType<typeof revoke>>, status: number, error: string) =>
+    expectOAuthError(res, status, error);
 
   describe('RFC 7009 §2.1–2.2 revocation request and response', () => {
     it("revokes the client's own token: 200, empty body, and the token stops working", async () => {

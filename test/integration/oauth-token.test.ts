@@ -15,6 +15,7 @@ import {
   rotateClientSecret,
 } from '../../src/auth/oauth/clients.ts';
 import { exchangeAuthorizationCode } from '../../src/auth/oauth/token.ts';
+import { expectOAuthError } from '../helpers/errors.ts';
 
 const START = 1_767_225_600; // 2026-01-01T00:00:00Z
 const PAST_EXPIRES = 'Thu, 19 Nov 1981 08:52:00 GMT';
@@ -47,16 +48,8 @@ describe.each(ENGINES)('OAuth token endpoint on %s', (engine) => {
     );
 
   /** Asserts an RFC 6749 §5.2 error: status, exactly {error, error_description}, no-store. */
-  function expectError(res: Awaited<ReturnType<typeof post>>, status: number, error: string) {
-    expect(res.statusCode, res.body).toBe(status);
-    const body = json(res);
-    expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
-    expect(body.error).toBe(error);
-    expect(typeof body.error_description).toBe('string');
-    expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.headers.pragma).toBe('no-cache');
-    return body;
-  }
+  const expectError = (res: Awaited<ReturnType<typeof post>>, status: number, error: string) =>
+    expectOAuthError(res, status, error, { noStore: true });
 
   const tokenRow = (token: string) =>
     t.db.database.db

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { fixedClock } from '../helpers/app.ts';
-import { moneyUser, ownedThing, principalOf } from '../helpers/money.ts';
+import { moneyUser, ownedThing, principalOf } from '../helpers/factories.ts';
 import { tipThing } from '../../src/domain/tips.ts';
 import { CODE_RETENTION_SECONDS, runSchedulerTick, startScheduler } from '../../src/scheduler/index.ts';
 import { insertClient, insertCode } from '../../src/db/repositories/oauth.ts';

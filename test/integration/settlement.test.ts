@@ -13,7 +13,8 @@ import { ENGINES, createDatabaseUrl, createTestDatabase, type TestDatabase } fro
 import { openDatabase } from '../../src/db/connect.ts';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.ts';
 import { fixedClock } from '../helpers/app.ts';
-import { ledgerSnapshot, moneyUser, ownedThing, principalOf } from '../helpers/money.ts';
+import { ledgerSnapshot } from '../helpers/money.ts';
+import { moneyUser, ownedThing, principalOf } from '../helpers/factories.ts';
 import type { Services } from '../../src/domain/services.ts';
 import type { Engine } from '../../src/db/connect.ts';
 import { tipThing } from '../../src/domain/tips.ts';

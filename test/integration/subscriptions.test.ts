@@ -4,11 +4,11 @@
  * Subscription representation, the tip that comes with a new subscription, and the per-period
  * renewal (`renewSubscriptions`), on every engine. Failed requests are checked to change nothing.
  */
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, tokenWith, type TestUser } from '../helpers/factories.ts';
+import { expectError } from '../helpers/errors.ts';
 import { renewSubscriptions } from '../../src/domain/subscriptions.ts';
 import { getMoneySummary } from '../../src/domain/money/account.ts';
 import { fundUser } from '../../src/domain/users.ts';
@@ -23,14 +23,6 @@ const CONFIRMATION_KEYS = ['type', 'resource', 'link', 'id', 'tips', 'url', 'tit
 const SUBSCRIPTION_KEYS = ['type', 'active', 'created_at', 'started_at', 'thing'];
 const THING_KEYS = [...FULL_THING_KEYS, 'tipped', 'subscribed'];
 const sorted = (keys: string[]) => [...keys].sort();
-
-function expectError(res: LightMyRequestResponse, status: number, code: string): void {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = json(res);
-  expect(Object.keys(body).sort()).toEqual(['error', 'error_description', 'error_uri']);
-  expect(body.error).toBe(code);
-  expect(body.error_description.length).toBeGreaterThan(0);
-}
 
 describe.each(ENGINES)('subscriptions on %s', (engine) => {
   let t: TestApp;

@@ -9,6 +9,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, tokenWith, uniqueName, type TestUser } from '../helpers/factories.ts';
+import { expectError } from '../helpers/errors.ts';
 import { FULL_THING_KEYS } from '../helpers/representations.ts';
 
 const START = 1_700_000_000;
@@ -30,7 +31,6 @@ const FULL_USER_KEYS = [
   'url',
   'username',
 ];
-const ERROR_KEYS = ['error', 'error_description', 'error_uri'];
 const CREATED_KEYS = ['description', 'id', 'link', 'message'];
 const MESSAGE_KEYS = ['description', 'message'];
 
@@ -39,16 +39,6 @@ const thingApiUrl = (id: number) => `${PUBLIC_URL}${API}/things/${id}`;
 const uniqueUrl = (prefix = 'https://example.com/') => `${prefix}${uniqueName('page')}`;
 
 /** Asserts the error shape with exactly its three keys and returns the body. */
-function expectError(res: LightMyRequestResponse, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = json(res);
-  expect(keys(body)).toEqual(ERROR_KEYS);
-  expect(body.error).toBe(code);
-  expect(typeof body.error_description).toBe('string');
-  expect(body.error_description.length).toBeGreaterThan(0);
-  expect(body.error_uri).toMatch(new RegExp(`^${PUBLIC_URL.replace(/\./g, '\\.')}/docs/api#`));
-  return body as { error: string; error_description: string; error_uri: string };
-}
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, tokenWith, uniqueName, type TestUser } from '../helpers/factories.ts';
+import { expectError } from '../helpers/errors.ts';
 import { fundUser } from '../../src/domain/users.ts';
 import { issueToken } from '../../src/auth/tokens.ts';
 import { FULL_THING_KEYS } from '../helpers/representations.ts';
@@ -36,16 +37,6 @@ const FULL_USER_KEYS = [
 ];
 
 const sorted = (keys: readonly string[]) => [...keys].sort();
-
-function expectError(res: LightMyRequestResponse, status: number, code: string): void {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = json(res);
-  expect(Object.keys(body).sort()).toEqual(['error', 'error_description', 'error_uri']);
-  expect(body.error).toBe(code);
-  expect(typeof body.error_description).toBe('string');
-  expect(body.error_description.length).toBeGreaterThan(0);
-  expect(body.error_uri).toMatch(/^https?:\/\//);
-}
 
 const summary = (username: string) => ({
   type: 'user',

@@ -2,10 +2,10 @@
  * Users endpoints (api-v2.md "User", "Endpoints / Users"; DECISIONS.md "Wire format"), on every engine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LightMyRequestResponse } from 'fastify';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, tokenWith, uniqueName, type TestUser } from '../helpers/factories.ts';
+import { expectError } from '../helpers/errors.ts';
 import { setMonthlyBudget } from '../../src/domain/money/account.ts';
 
 const START = 1_710_000_000;
@@ -23,18 +23,7 @@ const USER_KEYS = [
   'username',
 ];
 const EXTENDED_KEYS = [...USER_KEYS, 'email', 'registered_at', 'budget_cents', 'period_budget_cents'].sort();
-const ERROR_KEYS = ['error', 'error_description', 'error_uri'];
 const keys = (o: object) => Object.keys(o).sort();
-
-function expectError(res: LightMyRequestResponse, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = json(res);
-  expect(keys(body)).toEqual(ERROR_KEYS);
-  expect(body.error).toBe(code);
-  expect(typeof body.error_description).toBe('string');
-  expect(body.error_uri).toMatch(/^http:\/\/tipjar\.test\/docs\/api#/);
-  return body;
-}
 
 describe.each(ENGINES)('users on %s', (engine) => {
   let t: TestApp;

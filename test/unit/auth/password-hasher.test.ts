@@ -69,4 +69,19 @@ describe('PasswordHasher', () => {
     expect(await hasher.verify('correct horse battery', stored)).toBe(true);
     expect(await verifyPassword('wrong', stored)).toBe(false);
   });
+
+  it('a null stored hash (unknown user, no password) is false after the same scrypt work as a wrong password', async () => {
+    const hasher = new PasswordHasher({ concurrency: 1, queue: 1 });
+    expect(await hasher.verify('any password', null)).toBe(false);
+    const stored = await hasher.hash('correct horse battery');
+    const time = async (fn: () => Promise<unknown>) => {
+      const t0 = performance.now();
+      await fn();
+      return performance.now() - t0;
+    };
+    const wrong = await time(() => verifyPassword('wrong', stored));
+    const none = await time(() => verifyPassword('wrong', null));
+    // Both run one scrypt of the same parameters; a check that skipped it would take well under a millisecond.
+    expect(none).toBeGreaterThan(wrong / 4);
+  });
 });
