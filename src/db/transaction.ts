@@ -32,7 +32,10 @@ interface Scope {
   changes: Change[];
 }
 
-/** The open transactions, by the executor handed to their work (one per transaction, see GroupCommitter). */
+/**
+ * The open transactions, by the executor handed to their work: a transaction of its own on
+ * PostgreSQL; on SQLite the connection's, which runs one transaction's work at a time (GroupCommitter).
+ */
 const scopes = new WeakMap<Executor, Scope>();
 /** Databases by their own handle, once a transaction ran on them or a listener subscribed. */
 const roots = new WeakMap<Executor, Database>();
@@ -164,8 +167,8 @@ const committers = new WeakMap<Database, GroupCommitter>();
  * one `COMMIT`, then every caller is answered. Effects are those of running the transactions one
  * after another in queue order. If SQLite aborts the whole transaction (e.g. disk full), the
  * transactions that had succeeded in it are queued again; if COMMIT fails, all of them fail.
- * Each transaction's work gets its own executor (on the one connection), so the changes it records
- * are its own: after COMMIT those of the transactions that succeeded are announced, then their
+ * The transactions' work runs one after another on the connection, so the changes recorded while one
+ * runs are its own: after COMMIT those of the transactions that succeeded are announced, then their
  * callers are answered.
  */
 class GroupCommitter {
@@ -206,8 +209,7 @@ class GroupCommitter {
         const job = batch[i]!;
         await sql`savepoint tipjar_tx`.execute(conn);
         try {
-          // A handle of its own on the same connection: the scope of this transaction's changes.
-          const { result, changes } = await inScope(this.database, conn.withoutPlugins(), job.fn);
+          const { result, changes } = await inScope(this.database, conn, job.fn);
           await sql`release tipjar_tx`.execute(conn);
           succeeded.push({ job, result, changes });
         } catch (err) {
