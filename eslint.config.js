@@ -7,7 +7,7 @@ import prettier from 'eslint-config-prettier';
 
 /** Imports a folder of src/ may not make, as `no-restricted-imports` patterns with a reason. */
 const layer = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
-const FASTIFY = { group: ['fastify', '@fastify/*'], message: 'domain/ and db/ know nothing of HTTP' };
+const FASTIFY = { group: ['fastify', '@fastify/*'], message: 'only http/ and web/ know of HTTP' };
 /** SQL is written in db/ only: Kysely (and its `sql` tag) is imported nowhere else. */
 const KYSELY = { group: ['kysely'], message: 'SQL lives in db/ (repositories); call a repository function' };
 /** The transaction helper, the repositories and the schema types; connect.ts for its types only. */
