@@ -15,7 +15,7 @@ const DB_INTERNALS = {
 const OUTER = { group: ['**/http/**', '**/web/**', '**/cli/**'], message: 'inner layers never import outer ones' };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'bench/results/', 'scratch/', 'test/e2e/screenshots/'] },
+  { ignores: ['node_modules/', 'dist/', '.dist-*/', 'data/', 'bench/results/', 'scratch/', 'test/e2e/screenshots/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -51,7 +51,9 @@ export default tseslint.config(
   },
   {
     files: ['**/*.mjs', 'bin/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', performance: 'readonly' },
+    },
   },
   prettier,
 );
