@@ -1,7 +1,7 @@
 /**
  * The build (scripts/build.mjs, docs/adr/0019) as `tipjar` uses it: bin/tipjar.js runs dist/, built
  * from src/ when it is missing or older than src/ (by the hash of the sources), refuses with a
- * message naming `npm run build` when that build fails.
+ * message naming `npm run build` when that build fails, and `tipjar --help` loads no server module.
  * Each test works on a copy of the project in a temporary folder (node_modules linked), so the real
  * dist/ is never touched.
  */
@@ -103,6 +103,35 @@ describe('tipjar runs the compiled code of src/', () => {
     expect(refused.stderr).toContain('Run `npm run build` in the project folder');
     // The previous build stays in place, untouched.
     expect(builtHash(root)).toBe(before);
+  });
+
+  it('`tipjar --help` loads no server module: neither Fastify, Kysely, a database driver nor Redis', async () => {
+    await build(root);
+    const loaded = join(root, 'loaded.txt');
+    const hooks = join(root, 'record-hooks.mjs');
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(${JSON.stringify(loaded)}, resolved.url + '\\n');
+  return resolved;
+}\n`,
+    );
+    writeFileSync(
+      join(root, 'record.mjs'),
+      `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`,
+    );
+    const help = await tipjar(['--help'], { nodeArgs: ['--import', join(root, 'record.mjs')] });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: tipjar [options] [command]');
+    const urls = readFileSync(loaded, 'utf8').trim().split('\n');
+    expect(urls).toContain(`file://${join(root, 'dist', 'cli', 'main.js')}`);
+    const packages = new Set(urls.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter(Boolean));
+    for (const heavy of ['fastify', 'kysely', 'pg', 'better-sqlite3', 'ioredis']) expect(packages).not.toContain(heavy);
+    expect(
+      urls.filter((u) => u.includes('/dist/db/') || u.endsWith('/dist/main.js') || u.endsWith('/dist/app.js')),
+    ).toEqual([]);
   });
 
   it.each(ENGINES)('a fresh build migrates a new database on %s', async (engine) => {
