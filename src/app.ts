@@ -33,6 +33,7 @@ import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { SearchCache } from './domain/search-cache.ts';
 import { SearchRenderCache } from './http/search-render-cache.ts';
+import { registerWarmup } from './warmup.ts';
 
 export interface AppDeps {
   config: Config;
@@ -80,6 +81,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     queue: config.passwordHashQueue,
   });
   app.decorate('passwordHasher', passwordHasher);
+  // `app.warmedUp` (GET /readyz) and the mark of the warm-up's own requests (src/warmup.ts); its
+  // onRequest hook runs before every other.
+  registerWarmup(app);
   const services: Services = {
     database,
     clock: deps.clock ?? systemClock,
@@ -159,8 +163,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   /** GET /healthz — the process is up. */
   app.get('/healthz', async () => ({ status: 'ok' }));
-  /** GET /readyz — the database answers; 503 otherwise. */
+  /**
+   * GET /readyz — 200 `{status: 'ok'}` once the server has warmed up (src/warmup.ts) and while the
+   * database answers; 503 `{status: 'warming up'}` during the warm-up, `{status: 'unavailable'}`
+   * when the database does not answer.
+   */
   app.get('/readyz', async (_request, reply) => {
+    if (!app.warmedUp) return reply.code(503).send({ status: 'warming up' });
     try {
       await sql`select 1`.execute(database.db);
       return { status: 'ok' };
