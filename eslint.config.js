@@ -44,7 +44,7 @@ const SEARCH_SEAM = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'bench/results/', 'scratch/', 'test/e2e/screenshots/'] },
+  { ignores: ['node_modules/', 'dist/', '.dist-*/', 'data/', 'bench/results/', 'scratch/', 'test/e2e/screenshots/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -101,7 +101,9 @@ export default tseslint.config(
   { files: ['src/cli/**/*.ts'], rules: layer([KYSELY, SEARCH_SEAM]) },
   {
     files: ['**/*.mjs', 'bin/*.js'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', performance: 'readonly' },
+    },
   },
   prettier,
 );

@@ -32,6 +32,7 @@ import { createWebLimits } from './web/limits.ts';
 import { createDiscovery } from './discovery/index.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { Search } from './domain/search/index.ts';
+import { registerWarmup } from './warmup.ts';
 
 export interface AppDeps {
   config: Config;
@@ -86,6 +87,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     cacheEntries: config.searchCacheEntries,
   });
   app.addHook('onClose', async () => search.close());
+  // `app.warmedUp` (GET /readyz) and the mark of the warm-up's own requests (src/warmup.ts); its
+  // onRequest hook runs before every other.
+  registerWarmup(app);
   const services: Services = {
     database,
     clock,
@@ -160,8 +164,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   /** GET /healthz — the process is up. */
   app.get('/healthz', async () => ({ status: 'ok' }));
-  /** GET /readyz — the database answers; 503 otherwise. */
+  /**
+   * GET /readyz — 200 `{status: 'ok'}` once the server has warmed up (src/warmup.ts) and while the
+   * database answers; 503 `{status: 'warming up'}` during the warm-up, `{status: 'unavailable'}`
+   * when the database does not answer.
+   */
   app.get('/readyz', async (_request, reply) => {
+    if (!app.warmedUp) return reply.code(503).send({ status: 'warming up' });
     try {
       await sql`select 1`.execute(database.db);
       return { status: 'ok' };

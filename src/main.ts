@@ -6,12 +6,13 @@
 import { loadConfig, type Config } from './config/index.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { buildApp } from './app.ts';
+import { API_PREFIX, buildApp } from './app.ts';
 import { startScheduler } from './scheduler/index.ts';
 import { systemClock } from './domain/clock.ts';
 import { unboundedHashing } from './auth/passwords.ts';
 import { startDispatcher } from './webhooks/dispatcher.ts';
 import { listenForMetrics } from './http/plugins/metrics.ts';
+import { warmUp } from './warmup.ts';
 
 /** Opens the configured database and brings its schema up to date. */
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
@@ -25,9 +26,19 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
   return database;
 }
 
+/**
+ * `tipjar serve`: opens and migrates the database, builds the app, starts its warm-up
+ * (WARMUP_SECONDS; GET /readyz answers 503 until it ends, src/warmup.ts), listens, and starts the
+ * metrics listener, the scheduler and the webhook dispatcher; SIGTERM/SIGINT close it all.
+ * @throws the first error of start-up (database, listen, metrics listener)
+ */
 export async function serve(config: Config = loadConfig(process.env)): Promise<void> {
   const database = await openConfiguredDatabase(config);
   const app = await buildApp({ config, database });
+  // Runs beside the listen below, through app.inject: GET /readyz answers 503 until it has ended,
+  // /healthz 200 meanwhile.
+  const warming =
+    config.warmupSeconds > 0 ? warmUp(app, { seconds: config.warmupSeconds, apiPrefix: API_PREFIX }) : undefined;
   await app.listen({ port: config.port, host: config.host });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -53,6 +64,12 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
     }
     process.stdout.write(`Metrics on http://${config.metricsHost}:${config.metricsPort}/metrics\n`);
   }
+  void warming?.then((r) => {
+    process.stdout.write(
+      `Warmed up in ${r.ms} ms (${r.requests} requests; ${r.popularFilled} of ${r.popularSearches} popular searches cached, words: ${r.words.join(' ') || 'none'}); ready\n`,
+    );
+    if (r.serverErrors) process.stderr.write(`warm-up: ${r.serverErrors} requests answered 5xx\n`);
+  });
   // Settlement after each month ends, then renewal of subscriptions (SCHEDULER=on|off).
   const scheduler = config.scheduler
     ? startScheduler(

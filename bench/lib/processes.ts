@@ -1,7 +1,7 @@
 /**
  * Child processes of the bench (the hello-world baseline and the Tipjar servers): start on a free
- * 127.0.0.1 port, wait until /healthz answers, sample memory from /proc, stop, and make sure none
- * outlives the bench (also on error, Ctrl-C or an uncaught exception).
+ * 127.0.0.1 port, wait until they answer ready (/healthz, or /readyz for Tipjar), sample memory from
+ * /proc, stop, and make sure none outlives the bench (also on error, Ctrl-C or an uncaught exception).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
@@ -59,13 +59,16 @@ export interface Server {
   url: string;
   logFile: string;
   child: ChildProcess;
+  /** milliseconds from the spawn to the first 200 of the ready path */
+  readyMs: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Spawns `node <args>` with `env` plus PORT/HOST, logging stdout+stderr to `<logDir>/<name>.log`,
- * and waits (at most `readyTimeoutMs`) until GET /healthz answers 200.
+ * and waits (at most `readyTimeoutMs`) until GET `readyPath` (default /healthz) answers 200,
+ * polling every 20 ms; `readyMs` is the time from the spawn to that answer.
  * @throws when the process exits early or never becomes ready (it is killed first).
  */
 export async function startServer(opts: {
@@ -75,8 +78,10 @@ export async function startServer(opts: {
   env: Record<string, string | undefined>;
   logDir: string;
   readyTimeoutMs?: number;
+  readyPath?: string;
 }): Promise<Server> {
   const port = await freePort();
+  const spawnedAt = performance.now();
   mkdirSync(opts.logDir, { recursive: true });
   const logFile = join(opts.logDir, `${opts.name}.log`);
   const log = createWriteStream(logFile);
@@ -93,17 +98,29 @@ export async function startServer(opts: {
     log.end();
   });
   if (child.pid === undefined) throw new Error(`${opts.name}: could not start ${process.execPath}`);
-  const server: Server = { name: opts.name, port, pid: child.pid, url: `http://127.0.0.1:${port}`, logFile, child };
+  const server: Server = {
+    name: opts.name,
+    port,
+    pid: child.pid,
+    url: `http://127.0.0.1:${port}`,
+    logFile,
+    child,
+    readyMs: 0,
+  };
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) break;
     try {
-      const res = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(1000) });
-      if (res.ok) return server;
+      const res = await fetch(`${server.url}${opts.readyPath ?? '/healthz'}`, { signal: AbortSignal.timeout(1000) });
+      await res.arrayBuffer();
+      if (res.ok) {
+        server.readyMs = Math.round(performance.now() - spawnedAt);
+        return server;
+      }
     } catch {
       /* not listening yet */
     }
-    await sleep(100);
+    await sleep(20);
   }
   await stopServer(server);
   let tail = '';

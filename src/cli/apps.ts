@@ -1,21 +1,19 @@
 /**
- * Client-application commands of `tipjar` (issue 6, DECISIONS.md "OAuth 2": clients register on
- * the website and by an operator command): `apps create`, `apps list`, `apps redirect-uris`,
- * `apps rotate-secret`, `apps delete`. Registered on the program by cli/main.ts.
+ * Client-application commands of `tipjar` (DECISIONS.md "OAuth 2": clients register on the website
+ * and by an operator command): `apps create`, `apps list`, `apps redirect-uris`,
+ * `apps rotate-secret`, `apps delete`. Registered on the program by cli/main.ts; each action
+ * imports the modules it runs when it runs, so that `tipjar --help` loads none of them.
  */
 import type { Command } from 'commander';
 import type { Services } from '../domain/services.ts';
-import { getUser } from '../domain/users.ts';
 import { InvalidParametersError, NotFoundError } from '../domain/errors.ts';
-import {
-  createClient,
-  deleteClient,
-  findClientByClientId,
-  listClientsOwnedBy,
-  REDIRECT_URIS_MAX,
-  rotateClientSecret,
-  setClientRedirectUris,
-} from '../auth/oauth/clients.ts';
+import { REDIRECT_URIS_MAX } from '../auth/oauth/redirect.ts';
+
+/** The client operations and the user lookup, loaded by the action that runs one. */
+const clientOperations = async () => ({
+  ...(await import('../auth/oauth/clients.ts')),
+  getUser: (await import('../domain/users.ts')).getUser,
+});
 
 type WithServices = <T>(fn: (s: Services) => Promise<T>) => Promise<T>;
 
@@ -40,6 +38,7 @@ export function registerAppsCommands(program: Command, withServices: WithService
     .option('--redirect-uri <uri>', REDIRECT_URI_HELP, collect)
     .option('--owner <username>', 'user who owns the application on the website (default: none, operator-managed)')
     .action(async (opts: { name: string; callbackDomain: string; redirectUri?: string[]; owner?: string }) => {
+      const { createClient, getUser } = await clientOperations();
       const created = await withServices(async (s) => {
         const ownerUserId = opts.owner === undefined ? null : (await getUser(s, opts.owner)).id;
         return createClient(s, {
@@ -63,6 +62,7 @@ export function registerAppsCommands(program: Command, withServices: WithService
     .description("list a user's client applications (tab-separated: client id, callback domain, created, name)")
     .requiredOption('--owner <username>', 'the owning user')
     .action(async (opts: { owner: string }) => {
+      const { listClientsOwnedBy, getUser } = await clientOperations();
       const clients = await withServices(async (s) => listClientsOwnedBy(s, (await getUser(s, opts.owner)).id));
       if (!clients.length) console.log(`${opts.owner} has no applications`);
       for (const c of clients) console.log([c.clientId, c.callbackDomain, iso(c.createdAt), c.name].join('\t'));
@@ -78,6 +78,7 @@ export function registerAppsCommands(program: Command, withServices: WithService
     .action(async (clientId: string, opts: { redirectUri?: string[]; clear?: boolean }) => {
       const uris = opts.redirectUri ?? [];
       if (opts.clear && uris.length) throw new InvalidParametersError('give --redirect-uri or --clear, not both');
+      const { setClientRedirectUris, findClientByClientId } = await clientOperations();
       const client = await withServices(async (s) => {
         if (opts.clear || uris.length) return setClientRedirectUris(s, clientId, uris);
         const found = await findClientByClientId(s, clientId);
@@ -95,6 +96,7 @@ export function registerAppsCommands(program: Command, withServices: WithService
     .command('rotate-secret <client_id>')
     .description('replace the client secret (the old one stops working at once); prints the new secret')
     .action(async (clientId: string) => {
+      const { rotateClientSecret } = await clientOperations();
       const { clientSecret } = await withServices((s) => rotateClientSecret(s, clientId));
       console.log(`client_secret: ${clientSecret}`);
     });
@@ -103,6 +105,7 @@ export function registerAppsCommands(program: Command, withServices: WithService
     .command('delete <client_id>')
     .description('delete a client application and revoke every token issued to it')
     .action(async (clientId: string) => {
+      const { deleteClient } = await clientOperations();
       const { revokedTokens } = await withServices((s) => deleteClient(s, clientId));
       console.log(`deleted ${clientId}; ${revokedTokens} token(s) revoked`);
     });

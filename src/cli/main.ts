@@ -1,21 +1,15 @@
 /**
- * The `tipjar` command (package bin). Every command reads the same settings as the server
- * (environment and `.env`), opens the configured database and migrates it first.
+ * The `tipjar` command (package bin, compiled to dist/cli/main.js; bin/tipjar.js runs it). Every
+ * command reads the same settings as the server (environment and `.env`), opens the configured
+ * database and migrates it first. The commands are declared here and in the modules registered
+ * below; each action imports what it runs when it runs, so `tipjar --help` and a mistyped command
+ * load neither Fastify nor Kysely nor a database driver.
  */
 import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { SingleBar, Presets } from 'cli-progress';
 import { ConfigError, describeSettings, loadConfig, type Config } from '../config/index.ts';
-import { openConfiguredDatabase, serve } from '../main.ts';
-import { migrateToLatest } from '../db/migrate.ts';
-import { openDatabase } from '../db/connect.ts';
-import { systemClock } from '../domain/clock.ts';
-import { unboundedHashing } from '../auth/passwords.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Services } from '../domain/services.ts';
-import { fundUser, getUser, registerUser } from '../domain/users.ts';
-import { issueToken } from '../auth/tokens.ts';
-import { countDataRows, importThings } from './import-things.ts';
 import { registerMoneyCommands } from './money.ts';
 import { registerPartnerCommands } from './partners.ts';
 import { registerAppsCommands } from './apps.ts';
@@ -29,6 +23,9 @@ function config(): Config {
 /** Runs `fn` with services on the configured (migrated) database, then closes it. */
 async function withServices<T>(fn: (s: Services) => Promise<T>): Promise<T> {
   const cfg = config();
+  const { openConfiguredDatabase } = await import('../main.ts');
+  const { systemClock } = await import('../domain/clock.ts');
+  const { unboundedHashing } = await import('../auth/passwords.ts');
   const database = await openConfiguredDatabase(cfg);
   try {
     return await fn({ database, clock: systemClock, siteUrl: cfg.siteUrl, passwordHashing: unboundedHashing });
@@ -54,6 +51,7 @@ program
   .command('serve')
   .description('serve the API and website (what `npm start` runs)')
   .action(async () => {
+    const { serve } = await import('../main.ts');
     await serve(config());
   });
 
@@ -62,6 +60,8 @@ program
   .description('create the database if needed and apply pending schema migrations')
   .action(async () => {
     const cfg = config();
+    const { openDatabase } = await import('../db/connect.ts');
+    const { migrateToLatest } = await import('../db/migrate.ts');
     const database = await openDatabase(cfg.databaseUrl, { sqliteSynchronous: cfg.sqliteSynchronous });
     try {
       const applied = await migrateToLatest(database);
@@ -78,6 +78,7 @@ users
   .option('--email <email>', 'e-mail address')
   .option('--password <password>', 'password for the website (at least 8 characters)')
   .action(async (username: string, opts: { email?: string; password?: string }) => {
+    const { registerUser } = await import('../domain/users.ts');
     const u = await withServices((s) => registerUser(s, { username, ...opts }));
     console.log(`created user ${u.username} (id ${u.id})`);
   });
@@ -91,6 +92,7 @@ users
     wholeNumber,
   )
   .action(async (username: string, opts: { cents: number; budget?: number }) => {
+    const { fundUser } = await import('../domain/users.ts');
     const u = await withServices((s) => fundUser(s, { username, cents: opts.cents, budgetCents: opts.budget }));
     console.log(`${u.username}: balance ${u.balanceCents} cents, monthly budget ${u.budgetCents} cents`);
   });
@@ -102,6 +104,7 @@ program
   .description('issue a bearer token for a user; the token is the last line of the output')
   .requiredOption('--scopes <scopes>', 'space-separated scopes: tip thing extendedread')
   .action(async (username: string, opts: { scopes: string }) => {
+    const { issueToken } = await import('../auth/tokens.ts');
     const token = await withServices((s) => issueToken(s, username, opts.scopes));
     console.log(`token for ${username} (scopes: ${opts.scopes}); store it now, it is not shown again:`);
     console.log(token);
@@ -116,6 +119,9 @@ program
   .option('--limit <n>', 'import at most this many rows', wholeNumber)
   .action(async (file: string, opts: { owner: string; limit?: number }) => {
     if (!existsSync(file)) throw new DomainError('invalid_parameters', `no such file: ${file}`);
+    const { getUser } = await import('../domain/users.ts');
+    const { countDataRows, importThings } = await import('./import-things.ts');
+    const { SingleBar, Presets } = await import('cli-progress');
     await withServices(async (s) => {
       const owner = await getUser(s, opts.owner);
       const bar = new SingleBar(

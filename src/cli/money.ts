@@ -1,15 +1,11 @@
 /**
- * Money commands of `tipjar` (issue 4): `settle`, `ledger check`, `ledger report`,
- * `subscriptions renew`. Registered on the program by cli/main.ts.
+ * Money commands of `tipjar`: `settle`, `ledger check`, `ledger report`, `subscriptions renew`.
+ * Registered on the program by cli/main.ts; each action imports the domain modules it runs when it
+ * runs, so that `tipjar --help` loads none of them.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import type { Services } from '../domain/services.ts';
-import { settlePeriod, isPeriod } from '../domain/money/settlement.ts';
-import { checkLedger } from '../domain/money/ledger.ts';
-import { getEarningsByPeriod } from '../domain/money/account.ts';
-import { renewSubscriptions } from '../domain/subscriptions.ts';
-import { describeRenewal, describeSettlement } from '../domain/money/describe.ts';
-import { getUser } from '../domain/users.ts';
+import { isPeriod } from '../domain/periods.ts';
 
 type WithServices = <T>(fn: (s: Services) => Promise<T>) => Promise<T>;
 
@@ -33,6 +29,8 @@ export function registerMoneyCommands(program: Command, withServices: WithServic
     )
     .option('--period <YYYY-MM>', 'the period to settle (default: the last closed period)', period)
     .action(async (opts: { period?: string }) => {
+      const { settlePeriod } = await import('../domain/money/settlement.ts');
+      const { describeSettlement } = await import('../domain/money/describe.ts');
       const pauseAfter = process.env[PAUSE_AFTER] ? Number(process.env[PAUSE_AFTER]) : undefined;
       const report = await withServices((s) =>
         settlePeriod(s, {
@@ -53,6 +51,7 @@ export function registerMoneyCommands(program: Command, withServices: WithServic
     .command('check')
     .description('verify every ledger invariant; exits 1 and prints each breach')
     .action(async () => {
+      const { checkLedger } = await import('../domain/money/ledger.ts');
       const breaches = await withServices((s) => checkLedger(s));
       if (breaches.length === 0) {
         console.log('ledger check: OK');
@@ -67,6 +66,8 @@ export function registerMoneyCommands(program: Command, withServices: WithServic
     .description("a user's earnings per period, in cents")
     .requiredOption('--user <username>', 'the owner whose earnings to report')
     .action(async (opts: { user: string }) => {
+      const { getUser } = await import('../domain/users.ts');
+      const { getEarningsByPeriod } = await import('../domain/money/account.ts');
       await withServices(async (s) => {
         const user = await getUser(s, opts.user);
         const rows = await getEarningsByPeriod(s, user.id);
@@ -89,6 +90,8 @@ export function registerMoneyCommands(program: Command, withServices: WithServic
     .description('tip the thing of every active subscription for the current period (idempotent)')
     .option('--period <YYYY-MM>', 'must be the current period (the default)', period)
     .action(async (opts: { period?: string }) => {
+      const { renewSubscriptions } = await import('../domain/subscriptions.ts');
+      const { describeRenewal } = await import('../domain/money/describe.ts');
       await withServices(async (s) => {
         for (const line of await describeRenewal(s, await renewSubscriptions(s, { period: opts.period })))
           console.log(line);

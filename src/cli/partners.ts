@@ -1,21 +1,16 @@
 /**
- * Community-partner and webhook commands of `tipjar` (issue 5, DECISIONS.md "Partners, pending
- * things, webhooks"): `partners create|list|update|delete` and `webhooks deliver|log|redeliver`.
- * Registered on the program by cli/main.ts.
+ * Community-partner and webhook commands of `tipjar` (DECISIONS.md "Partners, pending things,
+ * webhooks"): `partners create|list|update|delete` and `webhooks deliver|log|redeliver`.
+ * Registered on the program by cli/main.ts; each action imports the domain modules it runs when it
+ * runs, so that `tipjar --help` loads none of them.
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { Services } from '../domain/services.ts';
-import {
-  createPartner,
-  deletePartner,
-  listPartners,
-  redeliver,
-  updatePartner,
-  webhookLog,
-} from '../webhooks/partners.ts';
-import { deliverDue } from '../webhooks/dispatcher.ts';
 import { loadConfig } from '../config/index.ts';
+
+/** The partner operations, loaded by the action that runs one. */
+const partnerOperations = () => import('../webhooks/partners.ts');
 
 type WithServices = <T>(fn: (s: Services) => Promise<T>) => Promise<T>;
 
@@ -60,6 +55,7 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
         allowPrivateWebhook: boolean;
         callbackDomain?: string;
       }) => {
+        const { createPartner } = await partnerOperations();
         const r = await withServices((s) =>
           createPartner(s, {
             namespace: opts.namespace,
@@ -85,6 +81,7 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
     .command('list')
     .description('list partners (tab-separated: namespace, client id, events, private allowed, created, webhook URL)')
     .action(async () => {
+      const { listPartners } = await partnerOperations();
       const list = await withServices((s) => listPartners(s));
       if (!list.length) console.log('no partners');
       for (const p of list)
@@ -113,6 +110,7 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
         namespace: string,
         opts: { webhookUrl?: string; events?: string; allowPrivateWebhook?: boolean; rotateSecret?: boolean },
       ) => {
+        const { updatePartner } = await partnerOperations();
         const r = await withServices((s) => updatePartner(s, namespace, opts));
         console.log(
           `updated partner ${r.partner.namespace} (webhook ${r.partner.webhookUrl}, events ${r.partner.events.join(',')}${r.partner.allowPrivateWebhook ? ', private webhook address allowed' : ''})`,
@@ -127,6 +125,7 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
       'delete a partner, its queued and logged deliveries and its OAuth client (tokens revoked); verified identities stay',
     )
     .action(async (namespace: string) => {
+      const { deletePartner } = await partnerOperations();
       await withServices((s) => deletePartner(s, namespace));
       console.log(`deleted partner ${namespace}`);
     });
@@ -140,6 +139,7 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
     )
     .action(async () => {
       const cfg = loadConfig(process.env);
+      const { deliverDue } = await import('../webhooks/dispatcher.ts');
       const r = await withServices((s) =>
         deliverDue(s, { timeoutMs: cfg.webhooksTimeoutSeconds * 1000, leaseSeconds: cfg.webhooksClaimSeconds }),
       );
@@ -152,6 +152,7 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
     .requiredOption('--partner <ns>', 'partner namespace')
     .option('--limit <n>', 'deliveries shown', positive, 20)
     .action(async (opts: { partner: string; limit: number }) => {
+      const { webhookLog } = await partnerOperations();
       const log = await withServices((s) => webhookLog(s, opts.partner, opts.limit));
       if (!log.length) console.log(`no deliveries for ${opts.partner}`);
       for (const d of log) {
@@ -177,6 +178,7 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
       'queue a delivery (by its number in `webhooks log`) for an immediate attempt with its original webhook-id',
     )
     .action(async (id: string) => {
+      const { redeliver } = await partnerOperations();
       const d = await withServices((s) => redeliver(s, /^\d+$/.test(id) ? Number(id) : -1));
       console.log(`delivery #${d.id} (${d.messageId}) queued for delivery`);
     });

@@ -210,6 +210,13 @@ export const SettingsSchema = Type.Object({
     description:
       'most search results the cache keeps; four fifths are kept for searches asked more than once (segmented LRU)',
   }),
+  WARMUP_SECONDS: Type.Number({
+    minimum: 0,
+    maximum: 60,
+    default: 1,
+    description:
+      'serve: how long the server sends itself a fixed set of anonymous reads (things, popular searches with every sort) after it starts, in seconds (fractions allowed; 0: off); GET /readyz answers 503 until it ends',
+  }),
   METRICS_TOKEN: Type.Optional(
     Type.String({
       minLength: 32,
@@ -309,6 +316,8 @@ export interface Config {
   /** seconds a search result may be served from the cache (0: off), and most entries kept */
   searchCacheSeconds: number;
   searchCacheEntries: number;
+  /** seconds `tipjar serve` warms itself up before GET /readyz answers 200 (0: off; src/warmup.ts) */
+  warmupSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -419,6 +428,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     discoveryAllowPrivate: s.DISCOVERY_ALLOW_PRIVATE === 'on',
     searchCacheSeconds: s.SEARCH_CACHE_SECONDS,
     searchCacheEntries: s.SEARCH_CACHE_ENTRIES,
+    warmupSeconds: s.WARMUP_SECONDS,
   };
 }
 

@@ -3,7 +3,8 @@
  * The thread behind `Database.offThread` (src/db/reader.ts): its own read-only connection to the
  * SQLite file, so that long reads (search) run beside the server's event loop instead of blocking
  * it. Plain JavaScript (type-checked through JSDoc) so that it starts in any runtime — the server
- * under tsx, the tests under Vitest — without a TypeScript loader in the thread.
+ * from dist/ (the build copies it there), the tests under Vitest — without a TypeScript loader in
+ * the thread.
  *
  * Messages in: `{ id, sql, parameters, then? }`, sent to every thread; the thread that claims the
  * query (workerData.claims, see reader.ts; it notes the query in workerData.running[slot] first)

@@ -3,6 +3,13 @@
  * A user may tip a thing once per period.
  */
 
+const PERIOD_PATTERN = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** True for a well-formed period 'YYYY-MM' (month 01–12). */
+export function isPeriod(value: string): boolean {
+  return PERIOD_PATTERN.test(value);
+}
+
 /** The period containing Unix time `seconds`, e.g. 1764547199 → '2025-11'. */
 export function periodOf(seconds: number): string {
   const d = new Date(seconds * 1000);

@@ -39,7 +39,7 @@ import { periodOf } from './periods.ts';
 import type { Principal, ThingRecord } from './records.ts';
 import type { Services } from './services.ts';
 import { tipInTransaction } from './tips.ts';
-import { isPeriod } from './money/settlement.ts';
+import { isPeriod } from './periods.ts';
 
 export type { SubscriptionRecord };
 

@@ -5,7 +5,7 @@
  * memory (its `insuranceLimiter`) until ioredis has reconnected.
  */
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { connectRedis, type RedisConnection, type RedisLog } from './redis.ts';
+import type { RedisConnection, RedisLog } from './redis.ts';
 
 export interface CounterStoreOptions {
   /** prefix of every key, e.g. `tipjar:ratelimit` (RATE_LIMIT_KEY_PREFIX) */
@@ -30,6 +30,8 @@ export class CounterStore {
    */
   static async open(opts: CounterStoreOptions): Promise<CounterStore> {
     if (!opts.redisUrl) return new CounterStore('memory', opts.keyPrefix, undefined);
+    // ioredis is loaded only when it is used (≈ 50–100 ms of start-up otherwise).
+    const { connectRedis } = await import('./redis.ts');
     return new CounterStore('redis', opts.keyPrefix, await connectRedis(opts.redisUrl, opts.log));
   }
 

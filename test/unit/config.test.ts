@@ -75,4 +75,17 @@ describe('loadConfig', () => {
     ]);
     expect(problemsOf({ PORT: '8080', METRICS_PORT: '8080' })).toEqual(['METRICS_PORT: must differ from PORT (8080)']);
   });
+
+  it('warm-up: 1 s by default, fractions and 0 (off) accepted, at most 60; anything else named', () => {
+    expect(loadConfig({}).warmupSeconds).toBe(1);
+    expect(loadConfig({ WARMUP_SECONDS: '0.25' }).warmupSeconds).toBe(0.25);
+    expect(loadConfig({ WARMUP_SECONDS: '0' }).warmupSeconds).toBe(0);
+    expect(problemsOf({ WARMUP_SECONDS: '-1' })).toEqual([
+      'WARMUP_SECONDS: expected number to be greater or equal to 0 (got "-1")',
+    ]);
+    expect(problemsOf({ WARMUP_SECONDS: '61' })).toEqual([
+      'WARMUP_SECONDS: expected number to be less or equal to 60 (got "61")',
+    ]);
+    expect(problemsOf({ WARMUP_SECONDS: 'on' })).toEqual(['WARMUP_SECONDS: expected number (got "on")']);
+  });
 });

@@ -20,7 +20,7 @@ import {
   updateClientSecret,
   type ClientRecord,
 } from '../../db/repositories/oauth.ts';
-import { checkRedirectUri } from './redirect.ts';
+import { checkRedirectUri, REDIRECT_URIS_MAX } from './redirect.ts';
 import { findUserById } from '../../db/repositories/users.ts';
 import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { hasForbiddenCharacters } from '../../domain/input.ts';
@@ -30,9 +30,6 @@ export type { ClientRecord };
 
 /** Longest client name, in characters. */
 export const CLIENT_NAME_MAX = 100;
-
-/** Most exact redirect URIs one client may register. */
-export const REDIRECT_URIS_MAX = 10;
 
 /** What a user has granted to one client: the union of its live tokens' scopes, Unix seconds. */
 export interface AuthorizedApp {

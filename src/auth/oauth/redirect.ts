@@ -11,6 +11,9 @@ export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1'];
 /** Longest accepted redirect_uri, in characters. */
 export const REDIRECT_URI_MAX = 2000;
 
+/** Most exact redirect URIs one client may register. */
+export const REDIRECT_URIS_MAX = 10;
+
 /**
  * Parameters the authorization response adds to a redirect URI (RFC 6749 §4.1.2, §4.1.2.1, §4.2.2,
  * §4.2.2.1; RFC 9207 `iss`). A redirect URI whose query already carries one is refused: the client

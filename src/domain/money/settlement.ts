@@ -33,19 +33,12 @@ import {
 } from '../../db/repositories/settlement.ts';
 import { findMeans } from '../../db/repositories/users.ts';
 import { InvalidParametersError, PeriodNotEndedError } from '../errors.ts';
-import { periodBounds, periodOf } from '../periods.ts';
+import { isPeriod, periodBounds, periodOf } from '../periods.ts';
 import { periodBudget } from './means.ts';
 import type { Services } from '../services.ts';
 
 /** How long a settlement claim lasts without renewal (seconds); each settled tipper renews it. */
 export const SETTLEMENT_CLAIM_SECONDS = 300;
-
-const PERIOD_PATTERN = /^\d{4}-(0[1-9]|1[0-2])$/;
-
-/** True for a well-formed period 'YYYY-MM' (month 01–12). */
-export function isPeriod(value: string): boolean {
-  return PERIOD_PATTERN.test(value);
-}
 
 /** The period before `period`, e.g. '2026-01' → '2025-12'. */
 export function previousPeriod(period: string): string {

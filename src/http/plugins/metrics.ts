@@ -95,6 +95,8 @@ export function registerMetrics(
   // would otherwise cost a measurable share of a point read.
   const children = new Map<string, { observe(v: number): void }>();
   app.addHook('onResponse', (request, reply, done) => {
+    // The server's own warm-up requests (src/warmup.ts) are not client traffic.
+    if (request.warmup) return done();
     // The route pattern, never the raw URL, so the label set stays small; unknown routes are one label.
     const route = request.routeOptions.url ?? 'unknown';
     const key = `${request.method} ${reply.statusCode} ${route}`;

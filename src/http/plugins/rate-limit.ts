@@ -10,8 +10,8 @@
  * - a request over the limit is refused in preParsing (after format negotiation, so the error is
  *   rendered in the asked format; before the body is read) with 403 `rate_limit_exceeded` and
  *   `Retry-After` (seconds to the reset).
- * Routes with `config: { rateLimit: false }` (only `GET /rate_limit`) are neither counted nor
- * given the headers.
+ * Routes with `config: { rateLimit: false }` (only `GET /rate_limit`) and the server's own warm-up
+ * requests (`request.warmup`, src/warmup.ts) are neither counted nor given the headers.
  */
 import type { FastifyInstance } from 'fastify';
 import type { RateLimiter } from '../../ratelimit/limiter.ts';
@@ -41,7 +41,7 @@ export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): v
   app.addHook('onClose', async () => limiter.close());
 
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config.rateLimit === false) return;
+    if (request.routeOptions.config.rateLimit === false || request.warmup) return;
     const status = await limiter.hit(subjectOf(request.principal, request.ip));
     request.rateLimit = status;
     reply.headers({

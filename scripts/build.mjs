@@ -1,0 +1,209 @@
+// @ts-check
+/**
+ * The build (docs/adr/0021): compiles the TypeScript of `src/` into JavaScript in `dist/` with
+ * esbuild, one module per source file in the same tree, so that `tipjar` and `npm start` run plain
+ * JavaScript and start without a TypeScript compiler.
+ *
+ * - Relative imports of `.ts` modules are rewritten to `.js`; packages stay imports of
+ *   `node_modules`; JSON imported by a module (`src/domain/languages.json`) is inlined into it.
+ * - Every other file of `src/` (templates, CSS, the read thread's `.mjs`, JSON) is copied to the same
+ *   place under `dist/`, so code that finds a file next to itself (`new URL('./views',
+ *   import.meta.url)`) finds it in `dist/` too. `dist/` sits at the depth of `src/`, so paths that
+ *   leave `src/` (`../../docs/api.md`, `../../../package.json`) reach the project's own files.
+ * - `dist/.source-hash` holds the SHA-256 of the build's inputs (every file of `src/`, this file,
+ *   `tsconfig.json`, esbuild's version). `bin/tipjar.js` compares it with the sources at every
+ *   start (`ensureBuilt`) and rebuilds when they differ (≈ 0.2–0.3 s), so no command runs code
+ *   older than `src/`.
+ * - A build is written to a temporary folder beside `dist/` and moved into place by `rename`, so
+ *   a process starting meanwhile sees the old build or the new one, never half of one.
+ *
+ * `npm install` and `npm ci` run it (`prepare`); `npm run build` runs it by hand; run as a script
+ * it builds and prints what it did.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { cpSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project's root folder (the parent of `scripts/`). */
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** The file in the output folder that records the hash of the inputs it was built from. */
+export const HASH_FILE = '.source-hash';
+
+/** Why a build could not be made or put in place, with the command that would. */
+export class BuildError extends Error {}
+
+/**
+ * Files under `dir` (relative, `/`-separated, sorted), folders left out.
+ * @param {string} dir
+ * @returns {string[]}
+ */
+function filesUnder(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) =>
+      relative(dir, join(entry.parentPath ?? entry.path, entry.name))
+        .split('\\')
+        .join('/'),
+    )
+    .sort();
+}
+
+/**
+ * The SHA-256 (hex) of everything a build of `root` depends on: the path and content of every
+ * file under `src/`, this script, `tsconfig.json` (esbuild reads it) and esbuild's version.
+ * Reads ≈ 1 MB; a few milliseconds.
+ * @param {string} root the project's root folder
+ * @returns {string}
+ */
+export function sourceHash(root = ROOT) {
+  const hash = createHash('sha256');
+  const add = (/** @type {string} */ name, /** @type {string | Buffer} */ content) => {
+    hash.update(`${name}\0${content.length}\0`);
+    hash.update(content);
+  };
+  const src = join(root, 'src');
+  for (const file of filesUnder(src)) add(`src/${file}`, readFileSync(join(src, file)));
+  add('scripts/build.mjs', readFileSync(fileURLToPath(import.meta.url)));
+  add('tsconfig.json', readFileSync(join(root, 'tsconfig.json')));
+  add('esbuild', esbuildVersion(root));
+  return hash.digest('hex');
+}
+
+/**
+ * esbuild's installed version ('' when it is not installed: the build then fails naming it).
+ * @param {string} root
+ * @returns {string}
+ */
+function esbuildVersion(root) {
+  try {
+    return JSON.parse(readFileSync(join(root, 'node_modules', 'esbuild', 'package.json'), 'utf8')).version;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The hash recorded in `<root>/dist`, or undefined when there is no build.
+ * @param {string} root
+ * @returns {string | undefined}
+ */
+export function builtHash(root = ROOT) {
+  try {
+    return readFileSync(join(root, 'dist', HASH_FILE), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Compiles `<root>/src` into `<root>/dist` (see the file comment) and records the inputs' hash.
+ * @param {string} root the project's root folder
+ * @returns {Promise<{ modules: number, assets: number, ms: number }>} modules compiled, other files copied, time taken
+ * @throws BuildError when esbuild reports an error (its messages are printed) or the output cannot be written
+ */
+export async function build(root = ROOT) {
+  const started = performance.now();
+  const hash = sourceHash(root);
+  const src = join(root, 'src');
+  const files = filesUnder(src);
+  const modules = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  const assets = files.filter((f) => !f.endsWith('.ts'));
+  const temporary = join(root, `.dist-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    const esbuild = await import('esbuild');
+    const result = await esbuild.build({
+      absWorkingDir: root,
+      entryPoints: modules.map((f) => join(src, f)),
+      outbase: src,
+      outdir: temporary,
+      // Bundling only resolves imports; the plugin keeps every module its own file.
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      sourcemap: 'linked',
+      logLevel: 'error',
+      plugins: [
+        {
+          name: 'one-file-per-module',
+          setup(b) {
+            b.onResolve({ filter: /^\.\.?\/.*\.ts$/ }, (args) =>
+              args.kind === 'entry-point' ? undefined : { path: args.path.replace(/\.ts$/, '.js'), external: true },
+            );
+          },
+        },
+      ],
+    });
+    if (result.errors.length) throw new BuildError(`esbuild reported ${result.errors.length} error(s)`);
+    for (const asset of assets) {
+      mkdirSync(dirname(join(temporary, asset)), { recursive: true });
+      cpSync(join(src, asset), join(temporary, asset));
+    }
+    writeFileSync(join(temporary, HASH_FILE), `${hash}\n`);
+    replaceOutput(root, temporary);
+  } catch (err) {
+    rmSync(temporary, { recursive: true, force: true });
+    if (err instanceof BuildError) throw err;
+    throw new BuildError(`could not build dist/ from src/: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
+  }
+  return { modules: modules.length, assets: assets.length, ms: Math.round(performance.now() - started) };
+}
+
+/**
+ * Moves the finished build `temporary` to `<root>/dist`, replacing the one there.
+ * @param {string} root
+ * @param {string} temporary
+ */
+function replaceOutput(root, temporary) {
+  const dist = join(root, 'dist');
+  const old = `${temporary}-old`;
+  try {
+    renameSync(dist, old);
+  } catch (err) {
+    if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'ENOENT') throw err;
+  }
+  try {
+    renameSync(temporary, dist);
+  } catch (err) {
+    // Another process put the same build in place between the two renames: keep that one.
+    const code = /** @type {NodeJS.ErrnoException} */ (err).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+    rmSync(temporary, { recursive: true, force: true });
+  }
+  rmSync(old, { recursive: true, force: true });
+}
+
+/**
+ * Makes sure `<root>/dist` was built from the current sources: builds it when it is missing or
+ * its recorded hash differs from `sourceHash(root)`.
+ * @param {string} root the project's root folder
+ * @returns {Promise<{ rebuilt: false } | { rebuilt: true, ms: number }>}
+ * @throws BuildError naming `npm run build` when the build fails (e.g. dist/ is not writable)
+ */
+export async function ensureBuilt(root = ROOT) {
+  if (builtHash(root) === sourceHash(root)) return { rebuilt: false };
+  try {
+    const { ms } = await build(root);
+    return { rebuilt: true, ms };
+  } catch (err) {
+    throw new BuildError(
+      `dist/ is missing or older than src/, and rebuilding it failed: ${err instanceof Error ? err.message : String(err)}\n` +
+        'Run `npm run build` in the project folder (as a user who may write there), then try again.',
+      { cause: err },
+    );
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    const { modules, assets, ms } = await build();
+    console.log(`built dist/ from src/: ${modules} modules compiled, ${assets} files copied (${ms} ms)`);
+  } catch (err) {
+    console.error(err instanceof BuildError ? err.message : err);
+    process.exitCode = 1;
+  }
+}
