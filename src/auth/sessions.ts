@@ -1,5 +1,5 @@
 /**
- * Website sessions (issue 6): a random session id (256 bits) known only to the browser, stored
+ * Website sessions: a random session id (256 bits) known only to the browser, stored
  * hashed (`sessions.id_hash`) with a per-session CSRF secret. Log-in always starts a NEW session
  * (the old one, if any, is deleted: no session fixation); sessions last SESSION_TTL, checked on
  * every request against the service clock. The cookie that carries the id is the website's

@@ -8,7 +8,7 @@ import type { Services } from '../domain/services.ts';
 import { getUser } from '../domain/users.ts';
 
 /**
- * Issues an access token for a user, as the operator command does (OAuth comes with issue 6).
+ * Issues an access token for a user, as the operator command does.
  * @param scopes space- or comma-separated; each must be `tip`, `thing` or `extendedread`.
  * @returns the token in clear: shown once, stored only as a hash.
  * @throws NotFoundError (user), InvalidScopeError.

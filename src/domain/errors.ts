@@ -121,7 +121,7 @@ export class SubscribedError extends DomainError {
     super('subscribed', 'User already subscribed to thing', 'subscriptions');
   }
 }
-/** A period that has not ended yet cannot be settled (issue 4). */
+/** A period that has not ended yet cannot be settled. */
 export class PeriodNotEndedError extends DomainError {
   constructor(period: string) {
     super(

@@ -1,5 +1,5 @@
 /**
- * Users: registration (CLI now, website in issue 6), funding through the payment-provider
+ * Users: registration (CLI and website), funding through the payment-provider
  * interface, and the public and private views the API needs (api-v2.md "Users").
  */
 import { inTransaction, isUniqueViolation } from '../db/transaction.ts';
@@ -159,7 +159,7 @@ export const PROFILE_LIMITS = {
 } as const;
 
 /**
- * Validates profile input (issue 6, website settings). Strings are trimmed; `about` may hold line
+ * Validates profile input (website settings). Strings are trimmed; `about` may hold line
  * breaks, the others no control characters; `url` and `avatar` are empty or absolute http(s) URLs.
  * @returns the clean values.
  * @throws ValidationError naming the first bad field.
@@ -187,7 +187,7 @@ export function parseProfile(raw: Record<string, unknown>): ProfileInput {
 }
 
 /**
- * Saves a user's profile fields and the "hide my tips" setting (issue 6, website settings).
+ * Saves a user's profile fields and the "hide my tips" setting (website settings).
  * @param input raw values (strings, `hideTips` boolean or a boolean spelling); see parseProfile.
  * @returns the updated user.
  * @throws ValidationError (nothing is written), NotFoundError for an unknown user.

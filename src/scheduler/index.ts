@@ -1,5 +1,5 @@
 /**
- * The scheduler inside `npm start` (issue 4; SCHEDULER=on|off, SCHEDULER_INTERVAL_SECONDS).
+ * The scheduler inside `npm start` (SCHEDULER=on|off, SCHEDULER_INTERVAL_SECONDS).
  * Every interval it checks whether a month has ended: it settles every ended period that has tips
  * and is not settled (oldest first), and once all are settled it renews the subscriptions of the
  * current period (once per period: `periods.renewed_at`). It also deletes OAuth authorization

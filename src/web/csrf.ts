@@ -1,5 +1,5 @@
 /**
- * CSRF protection for every website form (issue 6), with `@fastify/csrf` tokens (docs/adr).
+ * CSRF protection for every website form, with `@fastify/csrf` tokens (docs/adr).
  * The secret is the session's (`sessions.csrf_token`, new at every log-in) for a logged-in visitor,
  * or, before log-in (sign-up, log-in forms), a random secret in an HttpOnly, SameSite=Lax cookie.
  * Each form carries a salted token derived from the secret in the hidden field `_csrf`; a POST

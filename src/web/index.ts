@@ -1,5 +1,5 @@
 /**
- * The website (issue 6): server-rendered pages at the site's root, outside /rest/v2 — sign-up,
+ * The website: server-rendered pages at the site's root, outside /rest/v2 — sign-up,
  * log-in, log-out, settings, `/profile/:username`, `/thing/:id`, "Your applications",
  * "Authorized applications" and the authorization endpoint's pages (`GET/POST /oauth/authorize`).
  *

@@ -1,5 +1,5 @@
 /**
- * Server-rendered pages (issue 6) with Eta templates from src/web/views (docs/adr: auto-escaping
+ * Server-rendered pages with Eta templates from src/web/views (docs/adr: auto-escaping
  * is on, so `<%= … %>` escapes `& < > " '` everywhere; raw `<%~ … %>` is used only for the
  * layout's body). Every page is sent with security headers: no framing (clickjacking on the
  * consent page), no sniffing, a strict Content-Security-Policy (no scripts at all: the site works

@@ -1,5 +1,5 @@
 /**
- * The website's session cookie (issue 6): the session id (src/auth/sessions.ts) in an HttpOnly,
+ * The website's session cookie: the session id (src/auth/sessions.ts) in an HttpOnly,
  * SameSite=Lax cookie (Secure when the site is https). Log-in always starts a NEW session (no
  * session fixation); log-out ends it and clears the cookie.
  */

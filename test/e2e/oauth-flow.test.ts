@@ -1,5 +1,5 @@
 /**
- * Browser test of the website and the OAuth code flow (issue 6), in Debian's Chromium driven by
+ * Browser test of the website and the OAuth code flow, in Debian's Chromium driven by
  * playwright-core (never a downloaded browser). The real app listens on 127.0.0.1; a tiny client
  * application (node:http, also on 127.0.0.1) plays the third party:
  *   a new user signs up, logs out and in, sets a budget, registers an application ("Your

@@ -1,5 +1,5 @@
 /**
- * The website's claim page (issue 5, notes §15 `claim_url`) on both engines: a logged-in user
+ * The website's claim page (notes §15 `claim_url`) on both engines: a logged-in user
  * whose address hashes to an `email:` identity claims its pending things, their tips and held
  * shares; others are told why they cannot; `partner:`/`twitter:` identities go through the partner.
  */

@@ -1,5 +1,5 @@
 /**
- * `tipjar import things` (issue 2): the catalogue format, the mapping to things, rows it cannot
+ * `tipjar import things`: the catalogue format, the mapping to things, rows it cannot
  * take reported with their line number and reason, re-runs adding nothing twice.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';

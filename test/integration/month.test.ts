@@ -1,5 +1,5 @@
 /**
- * The scripted month of issue 4 ("Done when"), on every engine: the npm catalogue is imported,
+ * A scripted month, on every engine: the npm catalogue is imported,
  * users are funded, tip and subscribe through the API, a subscription is paused, a budget changes;
  * the scheduler (as `npm start` runs it) settles June at the start of July and renews July's
  * subscriptions, then does the same a month later. `tipjar ledger check` passes and

@@ -1,5 +1,5 @@
 /**
- * The scheduler inside `serve` (issue 4): startScheduler checks at once and then every interval,
+ * The scheduler inside `serve`: startScheduler checks at once and then every interval,
  * never overlapping; stop() waits for a running check. Settings SCHEDULER and
  * SCHEDULER_INTERVAL_SECONDS. On every engine.
  */

@@ -1,5 +1,5 @@
 /**
- * Settlement (DECISIONS.md "Money", issue 4) on every engine: the arithmetic as a property over
+ * Settlement (DECISIONS.md "Money") on every engine: the arithmetic as a property over
  * random budgets, balances and tips; idempotency; a run killed with SIGKILL between tippers and
  * re-run; concurrent runs in one process and in two processes; period boundaries with an injected
  * clock; deleted and pending things; and `tipjar ledger check` finding breaches.

@@ -1,5 +1,5 @@
 /**
- * Website accounts (issue 6): sign-up, log-in, log-out, sessions (cookie attributes, hashed ids,
+ * Website accounts: sign-up, log-in, log-out, sessions (cookie attributes, hashed ids,
  * new id at log-in, expiry), and same-site return paths (no open redirect). Their limits are in
  * web-limits.test.ts.
  */

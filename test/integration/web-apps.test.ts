@@ -1,5 +1,5 @@
 /**
- * "Your applications" and "Authorized applications" (issue 6): register a client (name, callback
+ * "Your applications" and "Authorized applications": register a client (name, callback
  * domain), the client id, the secret shown once (stored hashed), rotation, deletion; the grants a
  * user made and their revocation (the token then answers 401).
  */

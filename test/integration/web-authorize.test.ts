@@ -1,5 +1,5 @@
 /**
- * The authorization endpoint's pages, `GET/POST /oauth/authorize` (issue 6; RFC 6749 §4.1.1,
+ * The authorization endpoint's pages, `GET/POST /oauth/authorize` (RFC 6749 §4.1.1,
  * §4.1.2, §4.1.2.1, §4.2.2): error page vs redirect, log-in then back, the consent page, Approve /
  * Deny, the signed consent form (tampering, another session, expiry), and the whole code flow
  * through POST /oauth/token to a tip with the issued token.

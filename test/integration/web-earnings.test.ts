@@ -1,5 +1,5 @@
 /**
- * The earnings page (issue 4 item 5): an owner sees, per settled period, the tips paid for and the
+ * The earnings page: an owner sees, per settled period, the tips paid for and the
  * cents credited — computed here by hand from the settlement rule (DECISIONS.md "Money").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Website pages (issue 6): settings (profile, hide my tips, monthly budget), `/profile/:username`
+ * Website pages: settings (profile, hide my tips, monthly budget), `/profile/:username`
  * and `/thing/:id` (the API's `link` targets) with the Tip button, the stylesheet, HTML 404s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

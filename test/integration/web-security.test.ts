@@ -1,5 +1,5 @@
 /**
- * Website security (issue 6): CSRF on EVERY form (missing, wrong, another visitor's, a pre-log-in
+ * Website security: CSRF on EVERY form (missing, wrong, another visitor's, a pre-log-in
  * or logged-out token, a token in the query string → 403 and nothing changed), and XSS — titles,
  * profile fields, app names, URLs and usernames full of `<script>` and quotes are rendered escaped
  * on every page (no page ever carries a script).

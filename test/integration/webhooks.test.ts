@@ -1,5 +1,5 @@
 /**
- * Partner webhooks end to end (issue 5, DECISIONS.md "Partners, pending things, webhooks"): a tip
+ * Partner webhooks end to end (DECISIONS.md "Partners, pending things, webhooks"): a tip
  * on a pending thing writes a `pendingclickcreate` delivery in the tip's transaction; the
  * dispatcher POSTs it form-encoded and signed to a real receiver (an HTTP server on 127.0.0.1 that
  * checks `_event` and the signature with the `standardwebhooks` library, as a partner would),

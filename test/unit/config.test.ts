@@ -1,4 +1,4 @@
-/** Settings (issue 2): defaults, derived origins, and every bad setting named at once. */
+/** Settings: defaults, derived origins, and every bad setting named at once. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 

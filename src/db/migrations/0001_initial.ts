@@ -1,5 +1,5 @@
 /**
- * The whole data model (issue 2). Portable SQL: integers for booleans and Unix-second times,
+ * The whole data model. Portable SQL: integers for booleans and Unix-second times,
  * text for strings; only the id column type differs by engine.
  */
 import { sql, type Kysely, type CreateTableBuilder } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * Full-text search over things (issue 3, `GET /things/search`; DECISIONS.md "Search": `query`
+ * Full-text search over things (`GET /things/search`; DECISIONS.md "Search": `query`
  * searches title, description, tags and url). The index is kept in step with `things` by the
  * database itself, so every writer (API, auto-submit, the bulk importer) is covered:
  *

@@ -1,5 +1,5 @@
 /**
- * Money and subscriptions (issue 4):
+ * Money and subscriptions:
  * - `ledger_entries.tip_id`: the tip a settlement share pays for, so every tip of a settled period
  *   can be traced to exactly one credit entry (`tipjar ledger check`), deleted things included;
  * - `periods.renewed_at`: when the subscriptions of the period were renewed (Unix seconds), so the

@@ -1,5 +1,5 @@
 /**
- * OAuth clients, authorization codes and the OAuth side of access tokens (issue 6). Secrets and
+ * OAuth clients, authorization codes and the OAuth side of access tokens. Secrets and
  * codes are stored as SHA-256 hashes only (docs/adr/0003-secrets.md).
  */
 import type { Selectable } from 'kysely';

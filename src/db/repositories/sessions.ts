@@ -1,5 +1,5 @@
 /**
- * Website sessions (issue 6). The session id is a 256-bit random secret held only in the
+ * Website sessions. The session id is a 256-bit random secret held only in the
  * browser's cookie; the table stores its SHA-256 (`id_hash`), so a stolen table opens no session.
  * Executor-first functions: pass the database or an open transaction.
  */

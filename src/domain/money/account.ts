@@ -1,5 +1,5 @@
 /**
- * A user's money as the website shows it (issue 4 item 5; the pages are the website's): the
+ * A user's money as the website shows it (the pages are the website's): the
  * monthly budget setting, a summary of balance, budget, this period's tips and earnings per period.
  */
 import { earningsByPeriod } from '../../db/repositories/ledger.ts';

@@ -1,5 +1,5 @@
 /**
- * Ledger invariants (DECISIONS.md "Money", issue 4): what `tipjar ledger check` verifies. Every
+ * Ledger invariants (DECISIONS.md "Money"): what `tipjar ledger check` verifies. Every
  * check is one aggregate query, so it runs on a large ledger in seconds.
  *
  * Accounts (`ledger_accounts.kind`): `balance` (a user's funds, never negative), `earnings` (a

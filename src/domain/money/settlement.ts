@@ -1,5 +1,5 @@
 /**
- * Settlement of a period (DECISIONS.md "Money", issue 4): at the close of a calendar month every
+ * Settlement of a period (DECISIONS.md "Money"): at the close of a calendar month every
  * tipper's monthly budget (or balance, if lower) is split evenly over that tipper's tips of the
  * period, to the cent, and credited to the things' owners — `earnings:user:<id>` for registered
  * owners, `held:<identity>` for pending things — as ledger transactions.

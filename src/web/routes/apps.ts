@@ -1,5 +1,5 @@
 /**
- * "Your applications" and "Authorized applications" (issue 6, DECISIONS.md "OAuth 2"): a user
+ * "Your applications" and "Authorized applications" (DECISIONS.md "OAuth 2"): a user
  * registers client applications (name, callback domain, optional exact redirect URIs), sees their
  * client ids, sees a secret once (at registration and after each rotation; stored hashed), rotates
  * it, changes the redirect URIs, deletes a client; and sees and revokes what they granted to others'

@@ -1,5 +1,5 @@
 /**
- * The claim page (issue 5; notes §15 `claim_url`): `/claim/<identity>` — optionally followed by
+ * The claim page (notes §15 `claim_url`): `/claim/<identity>` — optionally followed by
  * `/owner/<URL-encoded address>`, which partners append for `email:` owners — shows the pending
  * things of a partner-side identity and lets a logged-in user claim an `email:<md5>` identity
  * when the MD5 of their account's address (trimmed, lower-cased) is that hash. Claiming is the

@@ -1,5 +1,5 @@
 /**
- * Public pages (issue 6): the home page, `/profile/:username` and `/thing/:id` — the addresses the
+ * Public pages: the home page, `/profile/:username` and `/thing/:id` — the addresses the
  * API's `link` fields point at (src/http/presenters.ts) — and the thing page's Tip button.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * The user's settings (issue 6): profile fields of the User resource, "hide my tips", and the
+ * The user's settings: profile fields of the User resource, "hide my tips", and the
  * monthly budget in cents (src/domain/money/account.ts setMonthlyBudget). Log-in required.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -67,7 +67,7 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
   });
 
   /**
-   * GET /earnings — what the user earned as an owner, per settled period (issue 4 item 5): the
+   * GET /earnings — what the user earned as an owner, per settled period: the
    * cents credited to their earnings account and the number of tips they pay for, oldest first;
    * credits without a period (held shares moved when an identity was verified) last. Log-in required.
    */
