@@ -158,7 +158,7 @@ type Verdict = 'PASS' | 'FAIL';
 interface ScenarioReport {
   name: string;
   verdict: Verdict;
-  /** why it failed or was skipped */
+  /** why it failed */
   notes: string[];
   figures?: LoadFigures;
   ratio?: number;

@@ -13,12 +13,6 @@ export function newSigningSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
-/** True when `secret` is a usable Standard Webhooks secret (`whsec_` + base64 of ≥ 16 bytes). */
-export function isSigningSecret(secret: string): boolean {
-  const m = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
-  return m !== null && Buffer.from(m[1]!, 'base64').length >= 16;
-}
-
 /**
  * The three Standard Webhooks headers for one attempt.
  * @param timestamp Unix seconds of the attempt.
