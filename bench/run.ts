@@ -776,9 +776,7 @@ function printSummary(engines: EngineReport[], help: HelpReport): void {
       ...(e.readyVerdict === 'FAIL' ? [`${e.engine} start → ready`] : []),
     ]),
   ];
-  console.log(
-    failed.length ? `\n*** FAIL: ${failed.join(', ')} ***` : '\nall budgets met',
-  );
+  console.log(failed.length ? `\n*** FAIL: ${failed.join(', ')} ***` : '\nall budgets met');
 }
 
 async function main(): Promise<void> {

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery } from 'kysely';
 import { createSqliteReader, type FollowUp } from './reader.ts';
 import { RAW_ROWS } from './raw-rows.ts';
@@ -80,12 +80,12 @@ export async function refreshPlannerStatistics(database: Database): Promise<void
 }
 
 /** PostgreSQL int8 (ids, counts, Unix seconds) as JS numbers: every value we store fits in 2^53. */
-const pgTypes = {
+const pgTypes = (types: typeof pg.types) => ({
   getTypeParser(oid: number, format?: string) {
     if (oid === 20) return (v: string) => Number(v);
-    return (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format);
+    return (types.getTypeParser as (o: number, f?: string) => unknown)(oid, format);
   },
-};
+});
 
 /**
  * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query anew.
@@ -162,10 +162,12 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     const parsed = new URL(url);
     const schema = parsed.searchParams.get('schema');
     parsed.searchParams.delete('schema');
-    const pool = new pg.Pool({
+    // Loaded only here, so a server on SQLite never loads the PostgreSQL driver.
+    const { default: pgModule } = await import('pg');
+    const pool = new pgModule.Pool({
       connectionString: parsed.toString(),
       max: options.poolSize ?? 10,
-      types: pgTypes,
+      types: pgTypes(pgModule.types),
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });

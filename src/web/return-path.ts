@@ -18,7 +18,6 @@ export const MAX_RETURN_PATH = 4096;
 export function safeReturnPath(raw: unknown, siteUrl: string): string {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_RETURN_PATH) return '/';
   if (!raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\')) return '/';
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f\s]/.test(raw)) return '/';
   let url: URL;
   try {
