@@ -11,9 +11,10 @@
  *     bin/tipjar.js serve`, LOG_LEVEL=warn, HOST=127.0.0.1, a free port) on that database, waits
  *     until GET /readyz answers 200 (the server's own warm-up, WARMUP_SECONDS, has ended; the time
  *     from the spawn is reported against the start budget) and runs the scenarios:
- *       - things/:id  GET /rest/v2/things/:id, anonymous, ids uniformly random over the catalogue.
  *       - search      GET /rest/v2/things/search: popular searches and a long tail of catalogue
- *                     words (see the search scenario below).
+ *                     words (see the search scenario below); first, so its warm-up load is the
+ *                     server's first seconds after ready.
+ *       - things/:id  GET /rest/v2/things/:id, anonymous, ids uniformly random over the catalogue.
  *       - tips        POST /rest/v2/things/:id/tip, Bearer tokens of all bench users. Request n
  *                     tips thing `offset + n mod W` as user `n mod U` (gcd(W, U) = 1), so every
  *                     pair is new (one tip per thing, user and period) and consecutive requests
@@ -35,7 +36,7 @@
  *     is 0 even when a budget fails (this is a report); it is 1 only when the bench itself broke.
  *
  * Budgets: things/:id ratio ≥ 0.5 and p99 ≤ 10 ms; tips ≥ 5000 2xx/s with every acknowledged tip
- * durable; search p99 ≤ 50 ms; peak RSS of each server process ≤ 300 MB; each server ready (GET
+ * durable; search p99 ≤ 50 ms, in the first seconds after ready too; peak RSS of each server process ≤ 300 MB; each server ready (GET
  * /readyz 200) ≤ 1.5 s after its spawn; `tipjar --help` ≤ 0.5 s (median of 5 runs, before the
  * baseline). A scenario with non-2xx responses or socket errors fails too (their req/s would not
  * be the endpoint's).
@@ -43,12 +44,12 @@
  * Environment:
  *   BENCH_DURATION      seconds per measured scenario (default 10)
  *   BENCH_CONNECTIONS   concurrent connections in total (default 50)
- *   BENCH_WARMUP        seconds of warm-up load before each GET scenario and the baseline (default
- *                       10): a newly started server ran slowly at first — V8 compiles its request
- *                       paths under load for ≈ 8 s (--trace-opt), and the first searches fill the
- *                       search cache — before the server warmed itself up (WARMUP_SECONDS, see
- *                       src/warmup.ts). The warm-up's req/s and p99 are printed (and kept in the
- *                       report), not judged. BENCH_WARMUP=0 measures the first seconds after ready
+ *   BENCH_WARMUP        seconds of load before each measured GET run and the baseline (default 10).
+ *                       The search scenario runs first on the newly started server, so its warm-up
+ *                       is the first seconds after GET /readyz answered 200: its p99 is judged
+ *                       against the same 50 ms (DESIGN.md: "from the first second a server reports
+ *                       ready"). For the other GET scenarios and the baseline it is printed and
+ *                       kept in the report, not judged.
  *   BENCH_USERS         bench users with tokens (default 1000)
  *   BENCH_CATALOGUE     catalogue TSV (default <project>/../shared/data/npm-packages.tsv)
  *   BENCH_SQLITE_PATH   SQLite bench database (default bench/results/bench.db; gitignored)
@@ -485,6 +486,10 @@ async function searchScenario(data: BenchData, servers: Server[], baseline: Load
   );
   const notes = loadProblems(f);
   if (f.p99Ms > BUDGET.searchP99Ms) notes.push(`p99 ${f.p99Ms} ms > ${BUDGET.searchP99Ms} ms`);
+  // The search runs first on a newly started server, so its warm-up load is the first seconds after
+  // ready, which the budget covers too.
+  if (warmup && warmup.p99Ms > BUDGET.searchP99Ms)
+    notes.push(`first ${warmup.durationS} s after ready: p99 ${warmup.p99Ms} ms > ${BUDGET.searchP99Ms} ms`);
   return {
     name,
     verdict: verdictOf(notes),
@@ -657,8 +662,9 @@ async function runEngine(
       scenarios.push(r);
       printScenario(engine, r);
     };
-    if (settings.scenarios.has('things')) await run(() => thingsScenario(data, servers, baseline));
+    // Search first: its first seconds of load are the first seconds after ready (judged too).
     if (settings.scenarios.has('search')) await run(() => searchScenario(data, servers, baseline));
+    if (settings.scenarios.has('things')) await run(() => thingsScenario(data, servers, baseline));
     if (settings.scenarios.has('tips')) await run(() => tipsScenario(data, servers, baseline));
     const peaks = rss.stop();
     const peakRssMb: Record<string, number> = {};
@@ -706,7 +712,8 @@ function printScenario(engine: string, r: ScenarioReport): void {
   );
   if (r.warmup) {
     console.log(
-      `           warm-up before it (not judged): ${fmt(r.warmup.reqPerSec)} req/s, p50 ${r.warmup.p50Ms} ms, p99 ${r.warmup.p99Ms} ms over ${r.warmup.durationS} s`,
+      `           ${r.name === 'GET things/search' ? 'first seconds after ready (judged)' : 'warm-up before it (not judged)'}: ` +
+        `${fmt(r.warmup.reqPerSec)} req/s, p50 ${r.warmup.p50Ms} ms, p99 ${r.warmup.p99Ms} ms over ${r.warmup.durationS} s`,
     );
   }
   if (r.durability) {
