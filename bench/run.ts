@@ -36,8 +36,8 @@
  *     is 0 even when a budget fails (this is a report); it is 1 only when the bench itself broke.
  *
  * Budgets: things/:id ratio ≥ 0.5 and p99 ≤ 10 ms; tips ≥ 5000 2xx/s with every acknowledged tip
- * durable; search p99 ≤ 50 ms, in the first seconds after ready too; peak RSS of each server process ≤ 300 MB; each server ready (GET
- * /readyz 200) ≤ 1.5 s after its spawn; `tipjar --help` ≤ 0.5 s (median of 5 runs, before the
+ * durable; search p99 ≤ 50 ms, in the first seconds after ready too; peak RSS of each server
+ * process ≤ 300 MB; each server ready (GET /readyz 200) ≤ 1.5 s after its spawn; `tipjar --help` ≤ 0.5 s (median of 5 runs, before the
  * baseline). A scenario with non-2xx responses or socket errors fails too (their req/s would not
  * be the endpoint's).
  *
