@@ -161,15 +161,19 @@ const MAX_BATCH = 200;
 const committers = new WeakMap<Database, GroupCommitter>();
 
 /**
- * Group commit on SQLite's single connection. A transaction requested while none runs starts at
- * once, alone; those requested while one runs queue and then run together: `BEGIN IMMEDIATE`, each
- * in its own savepoint (a failure rolls back only that savepoint and rejects only its caller),
+ * Group commit on SQLite's single connection. Transactions queue and run together: `BEGIN
+ * IMMEDIATE`, each in its own savepoint (a failure rolls back only that savepoint and rejects only its caller),
  * one `COMMIT`, then every caller is answered. Effects are those of running the transactions one
  * after another in queue order. If SQLite aborts the whole transaction (e.g. disk full), the
  * transactions that had succeeded in it are queued again; if COMMIT fails, all of them fail.
  * The transactions' work runs one after another on the connection, so the changes recorded while one
  * runs are its own: after COMMIT those of the transactions that succeeded are announced, then their
  * callers are answered.
+ * A batch starts in the event loop's check phase (`setImmediate`) after the first transaction is
+ * requested, so it carries every transaction requested in the same turn of the loop — e.g. one per
+ * request read from the sockets in one poll phase — and those requested while it runs form the next
+ * batch. (Started at once, the first transaction would run and commit alone in the microtasks of
+ * its own request, before the loop reads the next one: one COMMIT per transaction.)
  */
 class GroupCommitter {
   private pending: Job[] = [];
@@ -180,12 +184,14 @@ class GroupCommitter {
   run<T>(fn: (trx: Executor) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.draining) void this.drain();
+      if (!this.draining) {
+        this.draining = true;
+        setImmediate(() => void this.drain());
+      }
     });
   }
 
   private async drain(): Promise<void> {
-    this.draining = true;
     try {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, MAX_BATCH);

@@ -128,6 +128,38 @@ describe.each(ENGINES)('inTransaction on %s', (engine) => {
     expect(heard.length).toBe(before);
   });
 
+  it.runIf(engine === 'sqlite')(
+    'transactions requested in separate callbacks of one turn of the event loop share one COMMIT (group commit)',
+    async () => {
+      const heard: Change[][] = [];
+      const stop = onCommit(t.database, (changes) => heard.push([...changes]));
+      try {
+        // Like requests read from several sockets in one poll phase: each starts its transaction
+        // in its own callback, after the previous callback's microtasks ran.
+        const results = await Promise.all(
+          Array.from(
+            { length: 12 },
+            (_, i) =>
+              new Promise<number>((resolve, reject) =>
+                setTimeout(() => {
+                  inTransaction(t.database, async (trx) => {
+                    await trx.selectFrom('users').select('id').limit(1).execute();
+                    recordChange(trx, { kind: 'tip', thingId: 2000 + i });
+                    return i;
+                  }).then(resolve, reject);
+                }, 0),
+              ),
+          ),
+        );
+        expect(results).toEqual(Array.from({ length: 12 }, (_, i) => i));
+        expect(heard).toHaveLength(1);
+        expect(heard[0]).toHaveLength(12);
+      } finally {
+        stop();
+      }
+    },
+  );
+
   it('a transaction that records nothing announces nothing; a change on the database handle outside a transaction is announced at once; one in a transaction not opened by inTransaction is refused', async () => {
     const heard: Change[][] = [];
     const stop = onCommit(t.database, (changes) => heard.push([...changes]));
