@@ -242,6 +242,7 @@ class GroupCommitter {
         for (const s of succeeded) s.job.reject(err);
         return;
       }
+      this.database.checkpointer?.committed();
       announce(
         this.database,
         succeeded.flatMap((s) => s.changes),
