@@ -95,6 +95,7 @@ export function createCheckpointer(
       closing = true;
       Atomics.store(state, STOP, 1);
       Atomics.notify(state, STOP);
+      worker?.ref(); // the process waits for the thread's end (it is unref'd while it runs)
       await exited;
     },
   };

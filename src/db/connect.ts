@@ -44,6 +44,13 @@ export interface Database {
    * loop (db/checkpointer.ts). The group commit (db/transaction.ts) tells it of each COMMIT.
    */
   checkpointer?: Checkpointer;
+  /**
+   * SQLite only: the server connection's compiled statement for `sqlText` (the cache Kysely's
+   * queries use too), to run it without Kysely's per-query steps. Only while holding the
+   * connection — inside the group commit's batch (db/transaction.ts), which holds it for its whole
+   * run — never beside Kysely's own use of it.
+   */
+  statement?(sqlText: string): BetterSqlite3.Statement;
   close(): Promise<void>;
 }
 
@@ -147,8 +154,9 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     optimizeSqlite(raw);
     const interval = options.sqliteOptimizeIntervalMs ?? 3_600_000;
     const timer = interval > 0 ? setInterval(() => optimizeSqlite(raw), interval).unref() : undefined;
+    const statements = cachingSqlite(raw);
     const db = new Kysely<DB>({
-      dialect: new SqliteDialect({ database: cachingSqlite(raw) as unknown as BetterSqlite3.Database }),
+      dialect: new SqliteDialect({ database: statements as unknown as BetterSqlite3.Database }),
     });
     const dataVersion = raw.prepare('pragma data_version').pluck();
     const reader = path === ':memory:' ? undefined : createSqliteReader(path, { threads: options.sqliteReadThreads });
@@ -157,6 +165,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       db,
       engine: 'sqlite',
       externalChanges: () => dataVersion.get() as number,
+      statement: (sqlText: string) => statements.prepare(sqlText),
       ...(checkpointer ? { checkpointer } : {}),
       ...(reader
         ? {

@@ -9,9 +9,14 @@
  * "splitting query building and execution"). The cache is keyed by the database handle the
  * executor derives from (db/transaction.ts rootExecutor: a transaction's executor maps to its
  * database's handle, whose dialect it shares); an executor of unknown origin is its own key.
+ *
+ * Inside SQLite's group commit (db/transaction.ts directStatements) the compiled query runs on the
+ * connection's cached better-sqlite3 statement directly: the batch holds the connection for its
+ * whole run, so Kysely's connection hand-over, result wrapping and promise hops per query add
+ * nothing there but time.
  */
 import type { CompiledQuery } from 'kysely';
-import { rootExecutor, type Executor } from './transaction.ts';
+import { directStatements, rootExecutor, type Executor } from './transaction.ts';
 
 interface Entry {
   compiled: CompiledQuery;
@@ -44,6 +49,15 @@ export function precompiled<A extends unknown[], R>(
     }
     const { compiled, slots } = entry;
     const parameters = slots.map((s, i) => (s >= 0 ? args[s] : compiled.parameters[i]));
+    const direct = directStatements(ex);
+    if (direct) {
+      // Inside SQLite's group commit: the statement runs at once on the connection the batch holds,
+      // with the rows Kysely's SQLite driver would return (none for a statement without rows).
+      const stmt = direct(compiled.sql);
+      if (stmt.reader) return stmt.all(parameters) as R[];
+      stmt.run(parameters);
+      return [];
+    }
     const result = await ex.executeQuery<R>({ ...compiled, parameters } as CompiledQuery<R>);
     return result.rows;
   };

@@ -5,7 +5,7 @@
  * listeners of its database (`onCommit`) — the search module's caches — before its caller is
  * answered. A transaction that rolls back announces nothing. docs/adr/0019-data-layer-events.md.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from './connect.ts';
 import type { DB } from './schema.ts';
 
@@ -30,6 +30,15 @@ export type CommitListener = (changes: readonly Change[]) => void;
 interface Scope {
   database: Database;
   changes: Change[];
+  /** SQLite's group commit: the connection's compiled statements, run directly while the batch holds it */
+  statement?: (sqlText: string) => SqliteStatement;
+}
+
+/** The part of a better-sqlite3 statement the direct path uses. */
+export interface SqliteStatement {
+  readonly reader: boolean;
+  all(parameters: readonly unknown[]): unknown[];
+  run(parameters?: readonly unknown[]): unknown;
 }
 
 /**
@@ -97,13 +106,24 @@ export function rootExecutor(ex: Executor): Executor {
   return scopes.get(ex)?.database.db ?? ex;
 }
 
+/**
+ * For the executor of a transaction in SQLite's group commit: the connection's compiled statement
+ * for an SQL text, to be run at once, synchronously, on the connection the transaction holds
+ * (db/precompiled.ts runs its queries so, without Kysely's per-query steps). Undefined for any
+ * other executor (PostgreSQL, a database's own handle, a transaction not opened by inTransaction).
+ */
+export function directStatements(ex: Executor): ((sqlText: string) => SqliteStatement) | undefined {
+  return scopes.get(ex)?.statement;
+}
+
 /** Runs `fn` with a new scope for its executor; returns its result and changes. */
 async function inScope<T>(
   database: Database,
   ex: Executor,
   fn: (trx: Executor) => Promise<T>,
+  statement?: (sqlText: string) => SqliteStatement,
 ): Promise<{ result: T; changes: Change[] }> {
-  const scope: Scope = { database, changes: [] };
+  const scope: Scope = statement ? { database, changes: [], statement } : { database, changes: [] };
   scopes.set(ex, scope);
   try {
     return { result: await fn(ex), changes: scope.changes };
@@ -208,20 +228,23 @@ class GroupCommitter {
   }
 
   private async runBatch(batch: Job[]): Promise<void> {
+    const statement = this.database.statement!;
+    // The batch's own statements run directly on the connection it holds (see Database.statement).
+    const exec = (sqlText: string) => void statement(sqlText).run();
     await this.database.db.connection().execute(async (conn) => {
-      await sql`begin immediate`.execute(conn);
+      exec('begin immediate');
       const succeeded: { job: Job; result: unknown; changes: Change[] }[] = [];
       for (let i = 0; i < batch.length; i++) {
         const job = batch[i]!;
-        await sql`savepoint tipjar_tx`.execute(conn);
+        exec('savepoint tipjar_tx');
         try {
-          const { result, changes } = await inScope(this.database, conn, job.fn);
-          await sql`release tipjar_tx`.execute(conn);
+          const { result, changes } = await inScope(this.database, conn, job.fn, statement);
+          exec('release tipjar_tx');
           succeeded.push({ job, result, changes });
         } catch (err) {
           try {
-            await sql`rollback to tipjar_tx`.execute(conn);
-            await sql`release tipjar_tx`.execute(conn);
+            exec('rollback to tipjar_tx');
+            exec('release tipjar_tx');
           } catch {
             // SQLite rolled the whole transaction back: run the others again in a new one.
             job.reject(err);
@@ -232,10 +255,10 @@ class GroupCommitter {
         }
       }
       try {
-        await sql`commit`.execute(conn);
+        exec('commit');
       } catch (err) {
         try {
-          await sql`rollback`.execute(conn);
+          exec('rollback');
         } catch {
           /* already rolled back */
         }
