@@ -10,6 +10,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery } from 'kysely';
 import { createSqliteReader, type FollowUp } from './reader.ts';
 import { createCheckpointer, type Checkpointer } from './checkpointer.ts';
+import { registerSqliteDirect } from './direct.ts';
 import { RAW_ROWS } from './raw-rows.ts';
 import type { DB } from './schema.ts';
 
@@ -44,13 +45,6 @@ export interface Database {
    * loop (db/checkpointer.ts). The group commit (db/transaction.ts) tells it of each COMMIT.
    */
   checkpointer?: Checkpointer;
-  /**
-   * SQLite only: the server connection's compiled statement for `sqlText` (the cache Kysely's
-   * queries use too), to run it without Kysely's per-query steps. Only while holding the
-   * connection — inside the group commit's batch (db/transaction.ts), which holds it for its whole
-   * run — never beside Kysely's own use of it.
-   */
-  statement?(sqlText: string): BetterSqlite3.Statement;
   close(): Promise<void>;
 }
 
@@ -158,6 +152,10 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     const db = new Kysely<DB>({
       dialect: new SqliteDialect({ database: statements as unknown as BetterSqlite3.Database }),
     });
+    registerSqliteDirect(db, {
+      statement: (sqlText) => statements.prepare(sqlText),
+      inTransaction: () => raw.inTransaction,
+    });
     const dataVersion = raw.prepare('pragma data_version').pluck();
     const reader = path === ':memory:' ? undefined : createSqliteReader(path, { threads: options.sqliteReadThreads });
     const checkpointer = path !== ':memory:' && wal ? createCheckpointer(raw, path, { synchronous }) : undefined;
@@ -165,7 +163,6 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       db,
       engine: 'sqlite',
       externalChanges: () => dataVersion.get() as number,
-      statement: (sqlText: string) => statements.prepare(sqlText),
       ...(checkpointer ? { checkpointer } : {}),
       ...(reader
         ? {

@@ -8,6 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './connect.ts';
 import type { DB } from './schema.ts';
+import { sqliteDirect, type SqliteStatement } from './direct.ts';
 
 export type { Database };
 
@@ -32,13 +33,6 @@ interface Scope {
   changes: Change[];
   /** SQLite's group commit: the connection's compiled statements, run directly while the batch holds it */
   statement?: (sqlText: string) => SqliteStatement;
-}
-
-/** The part of a better-sqlite3 statement the direct path uses. */
-export interface SqliteStatement {
-  readonly reader: boolean;
-  all(parameters: readonly unknown[]): unknown[];
-  run(parameters?: readonly unknown[]): unknown;
 }
 
 /**
@@ -228,8 +222,9 @@ class GroupCommitter {
   }
 
   private async runBatch(batch: Job[]): Promise<void> {
-    const statement = this.database.statement!;
-    // The batch's own statements run directly on the connection it holds (see Database.statement).
+    const direct = sqliteDirect(this.database.db)!;
+    const statement = (sqlText: string) => direct.statement(sqlText);
+    // The batch's own statements run directly on the connection it holds (db/direct.ts).
     const exec = (sqlText: string) => void statement(sqlText).run();
     await this.database.db.connection().execute(async (conn) => {
       exec('begin immediate');
