@@ -9,6 +9,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery } from 'kysely';
 import { createSqliteReader, type FollowUp } from './reader.ts';
+import { createCheckpointer, type Checkpointer } from './checkpointer.ts';
+import { registerSqliteDirect } from './direct.ts';
 import { RAW_ROWS } from './raw-rows.ts';
 import type { DB } from './schema.ts';
 
@@ -38,6 +40,11 @@ export interface Database {
    * query's row count calls for it (db/reader.ts FollowUp): one wait in the threads' queue, not two.
    */
   offThreadThen?<R, F>(query: CompiledQuery<R>, followUp: FollowUp<F>): Promise<{ rows: R[]; followUpRows?: F[] }>;
+  /**
+   * SQLite file databases only: the thread that checkpoints the write-ahead log beside the event
+   * loop (db/checkpointer.ts). The group commit (db/transaction.ts) tells it of each COMMIT.
+   */
+  checkpointer?: Checkpointer;
   close(): Promise<void>;
 }
 
@@ -128,23 +135,35 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     const path = sqlitePath(url);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     const raw = new BetterSqlite3(path);
-    raw.pragma('journal_mode = WAL');
-    raw.pragma(`synchronous = ${options.sqliteSynchronous ?? 'NORMAL'}`);
+    const synchronous = options.sqliteSynchronous ?? 'NORMAL';
+    const wal = raw.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+    raw.pragma(`synchronous = ${synchronous}`);
     raw.pragma('foreign_keys = ON');
+    // Temporary files in memory: above all the statement journal of the group commit's savepoints
+    // (db/transaction.ts), which otherwise spills to a temporary file after 64 KiB and costs system
+    // calls on every page a transaction changes. The log and the database file are unaffected.
+    raw.pragma('temp_store = MEMORY');
     raw.pragma('busy_timeout = 10000');
     if (options.sqliteCacheMb) raw.pragma(`cache_size = ${-Math.round(options.sqliteCacheMb * 1024)}`);
     optimizeSqlite(raw);
     const interval = options.sqliteOptimizeIntervalMs ?? 3_600_000;
     const timer = interval > 0 ? setInterval(() => optimizeSqlite(raw), interval).unref() : undefined;
+    const statements = cachingSqlite(raw);
     const db = new Kysely<DB>({
-      dialect: new SqliteDialect({ database: cachingSqlite(raw) as unknown as BetterSqlite3.Database }),
+      dialect: new SqliteDialect({ database: statements as unknown as BetterSqlite3.Database }),
+    });
+    registerSqliteDirect(db, {
+      statement: (sqlText) => statements.prepare(sqlText),
+      inTransaction: () => raw.inTransaction,
     });
     const dataVersion = raw.prepare('pragma data_version').pluck();
     const reader = path === ':memory:' ? undefined : createSqliteReader(path, { threads: options.sqliteReadThreads });
+    const checkpointer = path !== ':memory:' && wal ? createCheckpointer(raw, path, { synchronous }) : undefined;
     return {
       db,
       engine: 'sqlite',
       externalChanges: () => dataVersion.get() as number,
+      ...(checkpointer ? { checkpointer } : {}),
       ...(reader
         ? {
             offThread: <R>(query: CompiledQuery<R>) => reader.all(query),
@@ -153,6 +172,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
         : {}),
       close: async () => {
         clearInterval(timer);
+        await checkpointer?.close();
         await reader?.close();
         await db.destroy();
       },

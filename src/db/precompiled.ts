@@ -9,9 +9,17 @@
  * "splitting query building and execution"). The cache is keyed by the database handle the
  * executor derives from (db/transaction.ts rootExecutor: a transaction's executor maps to its
  * database's handle, whose dialect it shares); an executor of unknown origin is its own key.
+ *
+ * On SQLite the compiled query runs on the connection's cached better-sqlite3 statement directly
+ * (db/direct.ts) where Kysely would run it on the same connection with the same effect: inside the
+ * group commit (db/transaction.ts directStatements), whose batch holds the connection for its whole
+ * run, and a read-only query on the database's own handle while no transaction is open on the
+ * connection. Kysely's connection hand-over, result wrapping and promise hops add nothing there
+ * but time.
  */
 import type { CompiledQuery } from 'kysely';
-import { rootExecutor, type Executor } from './transaction.ts';
+import { directStatements, rootExecutor, type Executor } from './transaction.ts';
+import { sqliteDirect } from './direct.ts';
 
 interface Entry {
   compiled: CompiledQuery;
@@ -44,6 +52,22 @@ export function precompiled<A extends unknown[], R>(
     }
     const { compiled, slots } = entry;
     const parameters = slots.map((s, i) => (s >= 0 ? args[s] : compiled.parameters[i]));
+    const inBatch = directStatements(ex);
+    if (inBatch) {
+      // Inside SQLite's group commit: the statement runs at once on the connection the batch holds,
+      // with the rows Kysely's SQLite driver would return (none for a statement without rows).
+      const stmt = inBatch(compiled.sql);
+      if (stmt.reader) return stmt.all(parameters) as R[];
+      stmt.run(parameters);
+      return [];
+    }
+    const direct = sqliteDirect(ex);
+    if (direct && !direct.inTransaction()) {
+      // A read on a SQLite database's own handle while no transaction is open on its connection:
+      // it sees what is committed, as it would once Kysely handed it the connection.
+      const stmt = direct.statement(compiled.sql);
+      if (stmt.readonly && stmt.reader) return stmt.all(parameters) as R[];
+    }
     const result = await ex.executeQuery<R>({ ...compiled, parameters } as CompiledQuery<R>);
     return result.rows;
   };

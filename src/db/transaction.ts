@@ -5,9 +5,10 @@
  * listeners of its database (`onCommit`) — the search module's caches — before its caller is
  * answered. A transaction that rolls back announces nothing. docs/adr/0019-data-layer-events.md.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from './connect.ts';
 import type { DB } from './schema.ts';
+import { sqliteDirect, type SqliteStatement } from './direct.ts';
 
 export type { Database };
 
@@ -30,6 +31,8 @@ export type CommitListener = (changes: readonly Change[]) => void;
 interface Scope {
   database: Database;
   changes: Change[];
+  /** SQLite's group commit: the connection's compiled statements, run directly while the batch holds it */
+  statement?: (sqlText: string) => SqliteStatement;
 }
 
 /**
@@ -97,13 +100,24 @@ export function rootExecutor(ex: Executor): Executor {
   return scopes.get(ex)?.database.db ?? ex;
 }
 
+/**
+ * For the executor of a transaction in SQLite's group commit: the connection's compiled statement
+ * for an SQL text, to be run at once, synchronously, on the connection the transaction holds
+ * (db/precompiled.ts runs its queries so, without Kysely's per-query steps). Undefined for any
+ * other executor (PostgreSQL, a database's own handle, a transaction not opened by inTransaction).
+ */
+export function directStatements(ex: Executor): ((sqlText: string) => SqliteStatement) | undefined {
+  return scopes.get(ex)?.statement;
+}
+
 /** Runs `fn` with a new scope for its executor; returns its result and changes. */
 async function inScope<T>(
   database: Database,
   ex: Executor,
   fn: (trx: Executor) => Promise<T>,
+  statement?: (sqlText: string) => SqliteStatement,
 ): Promise<{ result: T; changes: Change[] }> {
-  const scope: Scope = { database, changes: [] };
+  const scope: Scope = statement ? { database, changes: [], statement } : { database, changes: [] };
   scopes.set(ex, scope);
   try {
     return { result: await fn(ex), changes: scope.changes };
@@ -161,15 +175,19 @@ const MAX_BATCH = 200;
 const committers = new WeakMap<Database, GroupCommitter>();
 
 /**
- * Group commit on SQLite's single connection. A transaction requested while none runs starts at
- * once, alone; those requested while one runs queue and then run together: `BEGIN IMMEDIATE`, each
- * in its own savepoint (a failure rolls back only that savepoint and rejects only its caller),
+ * Group commit on SQLite's single connection. Transactions queue and run together: `BEGIN
+ * IMMEDIATE`, each in its own savepoint (a failure rolls back only that savepoint and rejects only its caller),
  * one `COMMIT`, then every caller is answered. Effects are those of running the transactions one
  * after another in queue order. If SQLite aborts the whole transaction (e.g. disk full), the
  * transactions that had succeeded in it are queued again; if COMMIT fails, all of them fail.
  * The transactions' work runs one after another on the connection, so the changes recorded while one
  * runs are its own: after COMMIT those of the transactions that succeeded are announced, then their
  * callers are answered.
+ * A batch starts in the event loop's check phase (`setImmediate`) after the first transaction is
+ * requested, so it carries every transaction requested in the same turn of the loop — e.g. one per
+ * request read from the sockets in one poll phase — and those requested while it runs form the next
+ * batch. (Started at once, the first transaction would run and commit alone in the microtasks of
+ * its own request, before the loop reads the next one: one COMMIT per transaction.)
  */
 class GroupCommitter {
   private pending: Job[] = [];
@@ -180,12 +198,14 @@ class GroupCommitter {
   run<T>(fn: (trx: Executor) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.draining) void this.drain();
+      if (!this.draining) {
+        this.draining = true;
+        setImmediate(() => void this.drain());
+      }
     });
   }
 
   private async drain(): Promise<void> {
-    this.draining = true;
     try {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, MAX_BATCH);
@@ -202,20 +222,24 @@ class GroupCommitter {
   }
 
   private async runBatch(batch: Job[]): Promise<void> {
+    const direct = sqliteDirect(this.database.db)!;
+    const statement = (sqlText: string) => direct.statement(sqlText);
+    // The batch's own statements run directly on the connection it holds (db/direct.ts).
+    const exec = (sqlText: string) => void statement(sqlText).run();
     await this.database.db.connection().execute(async (conn) => {
-      await sql`begin immediate`.execute(conn);
+      exec('begin immediate');
       const succeeded: { job: Job; result: unknown; changes: Change[] }[] = [];
       for (let i = 0; i < batch.length; i++) {
         const job = batch[i]!;
-        await sql`savepoint tipjar_tx`.execute(conn);
+        exec('savepoint tipjar_tx');
         try {
-          const { result, changes } = await inScope(this.database, conn, job.fn);
-          await sql`release tipjar_tx`.execute(conn);
+          const { result, changes } = await inScope(this.database, conn, job.fn, statement);
+          exec('release tipjar_tx');
           succeeded.push({ job, result, changes });
         } catch (err) {
           try {
-            await sql`rollback to tipjar_tx`.execute(conn);
-            await sql`release tipjar_tx`.execute(conn);
+            exec('rollback to tipjar_tx');
+            exec('release tipjar_tx');
           } catch {
             // SQLite rolled the whole transaction back: run the others again in a new one.
             job.reject(err);
@@ -226,16 +250,17 @@ class GroupCommitter {
         }
       }
       try {
-        await sql`commit`.execute(conn);
+        exec('commit');
       } catch (err) {
         try {
-          await sql`rollback`.execute(conn);
+          exec('rollback');
         } catch {
           /* already rolled back */
         }
         for (const s of succeeded) s.job.reject(err);
         return;
       }
+      this.database.checkpointer?.committed();
       announce(
         this.database,
         succeeded.flatMap((s) => s.changes),

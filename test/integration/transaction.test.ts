@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { inTransaction, onCommit, recordChange, type Change } from '../../src/db/transaction.ts';
 import { uniqueName } from '../helpers/factories.ts';
+import { findMeans, insertUser, updateBudget } from '../../src/db/repositories/users.ts';
 
 describe.each(ENGINES)('inTransaction on %s', (engine) => {
   let t: TestDatabase;
@@ -126,6 +127,62 @@ describe.each(ENGINES)('inTransaction on %s', (engine) => {
     const before = heard.length;
     await inTransaction(t.database, async (trx) => recordChange(trx, { kind: 'tip', thingId: 1 }));
     expect(heard.length).toBe(before);
+  });
+
+  it.runIf(engine === 'sqlite')(
+    'transactions requested in separate callbacks of one turn of the event loop share one COMMIT (group commit)',
+    async () => {
+      const heard: Change[][] = [];
+      const stop = onCommit(t.database, (changes) => heard.push([...changes]));
+      try {
+        // Like requests read from several sockets in one poll phase: each starts its transaction
+        // in its own callback, after the previous callback's microtasks ran.
+        const results = await Promise.all(
+          Array.from(
+            { length: 12 },
+            (_, i) =>
+              new Promise<number>((resolve, reject) =>
+                setTimeout(() => {
+                  inTransaction(t.database, async (trx) => {
+                    await trx.selectFrom('users').select('id').limit(1).execute();
+                    recordChange(trx, { kind: 'tip', thingId: 2000 + i });
+                    return i;
+                  }).then(resolve, reject);
+                }, 0),
+              ),
+          ),
+        );
+        expect(results).toEqual(Array.from({ length: 12 }, (_, i) => i));
+        expect(heard).toHaveLength(1);
+        expect(heard[0]).toHaveLength(12);
+      } finally {
+        stop();
+      }
+    },
+  );
+
+  it('a precompiled read on the database handle while a transaction is open never sees its uncommitted writes', async () => {
+    const username = uniqueName('isolated');
+    const id = await insertUser(t.database.db, { username, email: '', passwordHash: null, registeredAt: 1 });
+    const events: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const tx = inTransaction(t.database, async (trx) => {
+      await updateBudget(trx, id, 777, 2);
+      events.push('written');
+      await held; // the transaction stays open across turns of the event loop
+    }).then(() => events.push('committed'));
+    while (!events.includes('written')) await new Promise((r) => setTimeout(r, 5));
+    const read = findMeans(t.database.db, id, '2026-01').then((m) => {
+      events.push(`read ${m!.budgetCents}`);
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    release();
+    await Promise.all([tx, read]);
+    // Either the read ran before the commit and saw the old budget, or it waited for the commit.
+    const readEvent = events.find((e) => e.startsWith('read'))!;
+    if (events.indexOf(readEvent) < events.indexOf('committed')) expect(readEvent).not.toBe('read 777');
+    expect(await findMeans(t.database.db, id, '2026-01')).toMatchObject({ budgetCents: 777 });
   });
 
   it('a transaction that records nothing announces nothing; a change on the database handle outside a transaction is announced at once; one in a transaction not opened by inTransaction is refused', async () => {
