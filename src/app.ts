@@ -10,7 +10,6 @@ import { systemClock, type Clock } from './domain/clock.ts';
 import type { Services } from './domain/services.ts';
 import { registerErrorHandling, sendDomainError } from './http/plugins/errors.ts';
 import { DomainError } from './domain/errors.ts';
-import { registerAuthentication } from './http/plugins/authenticate.ts';
 import { registerBodyParsers } from './http/plugins/body.ts';
 import { registerControlCharacterGuard } from './http/plugins/control-characters.ts';
 import { apiRoutes } from './http/routes/index.ts';
@@ -20,10 +19,10 @@ import type { RouteContext } from './http/context.ts';
 import cors from '@fastify/cors';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { serverOptions } from './http/server-options.ts';
-import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
+import { rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendBareErrorPage, webPlugin } from './web/index.ts';
 import { registerApiDocs } from './web/api-docs.ts';
-import { registerRateLimit } from './http/plugins/rate-limit.ts';
+import { registerApiPipeline } from './http/plugins/api-pipeline.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { CounterStore } from './ratelimit/store.ts';
 import { createClientAuthLimits } from './auth/oauth/client-auth-limits.ts';
@@ -49,6 +48,8 @@ declare module 'fastify' {
 
 export const API_PREFIX = '/rest/v2';
 const JSON_TYPE = 'application/json;charset=utf-8';
+/** The type Fastify gives a serialized value when its route set none. */
+const FASTIFY_JSON_TYPE = 'application/json; charset=utf-8';
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
@@ -145,12 +146,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxAge: 86400,
     strictPreflight: false,
   });
-  // The spec's content type exactly: `application/json;charset=utf-8` (no space).
-  app.addHook('onSend', async (_request, reply, payload) => {
-    const type = reply.getHeader('content-type');
-    if (typeof type === 'string' && type.startsWith('application/json') && type !== JSON_TYPE)
-      reply.header('content-type', JSON_TYPE);
-    return payload;
+  // The spec's content type exactly: `application/json;charset=utf-8` (no space) where Fastify
+  // would send its default `application/json; charset=utf-8` for a value. Runs only for values
+  // Fastify serializes; text and empty bodies carry the type their route set, or none.
+  app.addHook('preSerialization', (_request, reply, payload, done) => {
+    if (reply.getHeader('content-type') === FASTIFY_JSON_TYPE) reply.header('content-type', JSON_TYPE);
+    done(null, payload);
   });
 
   // Prometheus metrics (requests by route, tips, outbox depth, process): /metrics on this port
@@ -201,11 +202,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      // Order matters: the token is resolved first (the limiter keys by it), every request is then
-      // counted (406s, bad JSONP and unknown paths too), and formats negotiate after that.
-      registerAuthentication(api, services);
-      registerRateLimit(api, rateLimiter);
-      registerFormats(api);
+      // One onRequest hook: the token is resolved first (the limiter keys by it), every request is
+      // then counted (406s, bad JSONP and unknown paths too), and formats negotiate after that.
+      registerApiPipeline(api, { services, limiter: rateLimiter });
       // Unknown paths under the prefix get this context's hooks (so they are rate limited too).
       // A `/things/:id,:id` segment too long for the router holds too many ids: 400, as the route says.
       api.setNotFoundHandler((request, reply) =>
