@@ -121,6 +121,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicUrl: config.publicUrl,
   };
 
+  // Prometheus metrics, first, so that every route registered after it is observed (requests by
+  // route, tips, outbox depth, process): /metrics on this port behind METRICS_TOKEN,
+  // and not at all when METRICS_PORT moves it to its own listener.
+  registerMetrics(
+    app,
+    services,
+    { token: config.metricsToken, onPublicPort: config.metricsToken !== undefined && config.metricsPort === undefined },
+    config.publicUrl,
+  );
+
   // Unknown pages outside the API: the website's HTML 404 for browsers, the error shape otherwise.
   registerErrorHandling(app, config.publicUrl, (request, reply, status, message) =>
     sendBareErrorPage(request, reply, API_PREFIX, status, message),
@@ -153,15 +163,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (reply.getHeader('content-type') === FASTIFY_JSON_TYPE) reply.header('content-type', JSON_TYPE);
     done(null, payload);
   });
-
-  // Prometheus metrics (requests by route, tips, outbox depth, process): /metrics on this port
-  // only behind METRICS_TOKEN, and not at all when METRICS_PORT moves it to its own listener.
-  registerMetrics(
-    app,
-    services,
-    { token: config.metricsToken, onPublicPort: config.metricsToken !== undefined && config.metricsPort === undefined },
-    config.publicUrl,
-  );
 
   /** GET /healthz — the process is up. */
   app.get('/healthz', async () => ({ status: 'ok' }));
