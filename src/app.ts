@@ -2,7 +2,7 @@
  * buildApp: registers plugins, then the route table. Never listens (main.ts does), so tests drive
  * it with `inject`.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from './config/index.ts';
 import type { Database } from './db/connect.ts';
@@ -53,6 +53,7 @@ const FASTIFY_JSON_TYPE = 'application/json; charset=utf-8';
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
+  const requestLogging = config.logLevel === 'info' || config.logLevel === 'debug' || config.logLevel === 'trace';
   const app = Fastify({
     logger: { level: config.logLevel },
     // maxParamLength: a `GET /things/:id,:id` segment of 100 ids of the longest accepted form
@@ -69,7 +70,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         config.publicUrl,
         new DomainError('invalid_request', 'The request path is not a valid URL'),
       ),
-    disableRequestLogging: config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    disableRequestLogging: !requestLogging,
+    // Without request logging, a request's log lines need no request id to be matched with its
+    // "incoming request" line: requests log through the app's logger, no child logger made each.
+    ...(requestLogging ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     // Client IP for anonymous rate limits: the socket address unless TRUST_PROXY names the proxies.
     trustProxy: config.trustProxy,
     // Deadlines for headers, whole requests, idle and kept-alive connections; HTTP-level errors in the error shape.
@@ -144,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     credentials: false,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept'],
+    // One string, not a list: @fastify/cors would join a list on every request.
     exposedHeaders: [
       'Location',
       'Retry-After',
@@ -152,7 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       'X-RateLimit-Remaining',
       'X-RateLimit-Current',
       'X-RateLimit-Reset',
-    ],
+    ].join(', '),
     maxAge: 86400,
     strictPreflight: false,
   });

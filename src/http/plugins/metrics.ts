@@ -136,7 +136,7 @@ interface RouteSeries {
  * `getForPromString` give what prom-client's Histogram gives, so the exposition is the same),
  * observed without allocating once a (method, route, status) series exists.
  */
-class RequestDurations {
+export class RequestDurations {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
   private readonly routes: RouteSeries[] = [];
