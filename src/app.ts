@@ -2,7 +2,7 @@
  * buildApp: registers plugins, then the route table. Never listens (main.ts does), so tests drive
  * it with `inject`.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Config } from './config/index.ts';
 import type { Database } from './db/connect.ts';
@@ -10,7 +10,6 @@ import { systemClock, type Clock } from './domain/clock.ts';
 import type { Services } from './domain/services.ts';
 import { registerErrorHandling, sendDomainError } from './http/plugins/errors.ts';
 import { DomainError } from './domain/errors.ts';
-import { registerAuthentication } from './http/plugins/authenticate.ts';
 import { registerBodyParsers } from './http/plugins/body.ts';
 import { registerControlCharacterGuard } from './http/plugins/control-characters.ts';
 import { apiRoutes } from './http/routes/index.ts';
@@ -20,10 +19,10 @@ import type { RouteContext } from './http/context.ts';
 import cors from '@fastify/cors';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { serverOptions } from './http/server-options.ts';
-import { registerFormats, rewriteFormatSuffix } from './http/plugins/formats.ts';
+import { rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendBareErrorPage, webPlugin } from './web/index.ts';
 import { registerApiDocs } from './web/api-docs.ts';
-import { registerRateLimit } from './http/plugins/rate-limit.ts';
+import { registerApiPipeline } from './http/plugins/api-pipeline.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { CounterStore } from './ratelimit/store.ts';
 import { createClientAuthLimits } from './auth/oauth/client-auth-limits.ts';
@@ -49,9 +48,12 @@ declare module 'fastify' {
 
 export const API_PREFIX = '/rest/v2';
 const JSON_TYPE = 'application/json;charset=utf-8';
+/** The type Fastify gives a serialized value when its route set none. */
+const FASTIFY_JSON_TYPE = 'application/json; charset=utf-8';
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
+  const requestLogging = config.logLevel === 'info' || config.logLevel === 'debug' || config.logLevel === 'trace';
   const app = Fastify({
     logger: { level: config.logLevel },
     // maxParamLength: a `GET /things/:id,:id` segment of 100 ids of the longest accepted form
@@ -68,7 +70,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         config.publicUrl,
         new DomainError('invalid_request', 'The request path is not a valid URL'),
       ),
-    disableRequestLogging: config.logLevel !== 'info' && config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    disableRequestLogging: !requestLogging,
+    // Without request logging, a request's log lines need no request id to be matched with its
+    // "incoming request" line: requests log through the app's logger, no child logger made each.
+    ...(requestLogging ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     // Client IP for anonymous rate limits: the socket address unless TRUST_PROXY names the proxies.
     trustProxy: config.trustProxy,
     // Deadlines for headers, whole requests, idle and kept-alive connections; HTTP-level errors in the error shape.
@@ -120,6 +125,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     publicUrl: config.publicUrl,
   };
 
+  // Prometheus metrics, first, so that every route registered after it is observed (requests by
+  // route, tips, outbox depth, process): /metrics on this port behind METRICS_TOKEN,
+  // and not at all when METRICS_PORT moves it to its own listener.
+  registerMetrics(
+    app,
+    services,
+    { token: config.metricsToken, onPublicPort: config.metricsToken !== undefined && config.metricsPort === undefined },
+    config.publicUrl,
+  );
+
   // Unknown pages outside the API: the website's HTML 404 for browsers, the error shape otherwise.
   registerErrorHandling(app, config.publicUrl, (request, reply, status, message) =>
     sendBareErrorPage(request, reply, API_PREFIX, status, message),
@@ -133,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     credentials: false,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept'],
+    // One string, not a list: @fastify/cors would join a list on every request.
     exposedHeaders: [
       'Location',
       'Retry-After',
@@ -141,26 +157,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       'X-RateLimit-Remaining',
       'X-RateLimit-Current',
       'X-RateLimit-Reset',
-    ],
+    ].join(', '),
     maxAge: 86400,
     strictPreflight: false,
   });
-  // The spec's content type exactly: `application/json;charset=utf-8` (no space).
-  app.addHook('onSend', async (_request, reply, payload) => {
-    const type = reply.getHeader('content-type');
-    if (typeof type === 'string' && type.startsWith('application/json') && type !== JSON_TYPE)
-      reply.header('content-type', JSON_TYPE);
-    return payload;
+  // The spec's content type exactly: `application/json;charset=utf-8` (no space) where Fastify
+  // would send its default `application/json; charset=utf-8` for a value. Runs only for values
+  // Fastify serializes; text and empty bodies carry the type their route set, or none.
+  app.addHook('preSerialization', (_request, reply, payload, done) => {
+    if (reply.getHeader('content-type') === FASTIFY_JSON_TYPE) reply.header('content-type', JSON_TYPE);
+    done(null, payload);
   });
-
-  // Prometheus metrics (requests by route, tips, outbox depth, process): /metrics on this port
-  // only behind METRICS_TOKEN, and not at all when METRICS_PORT moves it to its own listener.
-  registerMetrics(
-    app,
-    services,
-    { token: config.metricsToken, onPublicPort: config.metricsToken !== undefined && config.metricsPort === undefined },
-    config.publicUrl,
-  );
 
   /** GET /healthz — the process is up. */
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -201,11 +208,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      // Order matters: the token is resolved first (the limiter keys by it), every request is then
-      // counted (406s, bad JSONP and unknown paths too), and formats negotiate after that.
-      registerAuthentication(api, services);
-      registerRateLimit(api, rateLimiter);
-      registerFormats(api);
+      // One onRequest hook: the token is resolved first (the limiter keys by it), every request is
+      // then counted (406s, bad JSONP and unknown paths too), and formats negotiate after that.
+      registerApiPipeline(api, { services, limiter: rateLimiter });
       // Unknown paths under the prefix get this context's hooks (so they are rate limited too).
       // A `/things/:id,:id` segment too long for the router holds too many ids: 400, as the route says.
       api.setNotFoundHandler((request, reply) =>

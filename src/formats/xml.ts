@@ -41,10 +41,16 @@ export function singular(plural: string): string {
   return 'item';
 }
 
+/**
+ * The element tree of `value` as its JSON text would carry it: `toJSON` applied, fields that JSON
+ * leaves out (undefined, functions) left out, numbers JSON cannot carry as empty elements.
+ */
 function node(value: unknown, name: string): unknown {
-  if (value === null || value === undefined) return '';
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    value = (value as { toJSON(): unknown }).toJSON();
+  if (value === null || value === undefined || typeof value === 'function') return '';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'number') return String(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
   if (typeof value === 'string') return value.replace(INVALID_XML, '');
   if (Array.isArray(value)) {
     const child = singular(name);
@@ -52,6 +58,7 @@ function node(value: unknown, name: string): unknown {
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (v === undefined || typeof v === 'function') continue;
     // Arrays become a wrapper element holding repeated singular elements.
     out[k] = node(v, k);
   }
@@ -69,7 +76,10 @@ export function rootName(body: unknown, routeRoot: string | undefined): string {
   return routeRoot ?? 'result';
 }
 
-/** Renders a JSON value as an XML document. */
+/**
+ * Renders a representation (the value a route sends, or its JSON text parsed) as an XML document;
+ * `routeRoot` names the root of an array body (the route's `config.xmlRoot`).
+ */
 export function toXml(body: unknown, routeRoot?: string): string {
   const root = rootName(body, routeRoot);
   const tree = { [root]: node(body, root) };

@@ -8,6 +8,7 @@
  */
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Clock } from '../domain/clock.ts';
+import type { WindowCounts } from './memory.ts';
 import type { CounterStore } from './store.ts';
 import { statusOf, windowAt, type RateLimitStatus } from './window.ts';
 
@@ -31,14 +32,22 @@ export interface FixedWindowLimitOptions {
 export class FixedWindowLimit {
   readonly limit: number;
   readonly windowSeconds: number;
-  private readonly counter: RateLimiterAbstract;
+  private readonly counter: RateLimiterAbstract | undefined;
+  /** the counts when they live in this process (no REDIS_URL): counted synchronously */
+  private readonly memory: WindowCounts | undefined;
   private readonly clock: Clock;
 
   constructor(store: CounterStore, opts: FixedWindowLimitOptions) {
     this.limit = opts.limit;
     this.windowSeconds = opts.windowSeconds;
     this.clock = opts.clock;
-    this.counter = store.counter(opts.limit, opts.windowSeconds, opts.name);
+    this.memory = store.memoryCounts(opts.windowSeconds, EXPIRY_GRACE_SECONDS);
+    this.counter = this.memory ? undefined : store.counter(opts.limit, opts.windowSeconds, opts.name);
+  }
+
+  /** The start of the window containing `now` (Unix seconds). */
+  private startAt(now: number): number {
+    return Math.floor(now / this.windowSeconds) * this.windowSeconds;
   }
 
   private keyAt(key: string, now: number): string {
@@ -55,10 +64,24 @@ export class FixedWindowLimit {
    * @throws when the store fails and no fallback answers (a Redis outage falls back to memory).
    */
   async hit(key: string): Promise<RateLimitStatus> {
+    return this.hitNow(key);
+  }
+
+  /**
+   * As `hit`, but synchronous when the counts live in this process: a status, or a promise of one
+   * when they live in Redis.
+   */
+  hitNow(key: string): RateLimitStatus | Promise<RateLimitStatus> {
     const now = this.clock.now();
+    if (this.memory)
+      return statusOf(this.limit, this.memory.add(key, 1, this.startAt(now), now), now, this.windowSeconds);
+    return this.hitRedis(key, now);
+  }
+
+  private async hitRedis(key: string, now: number): Promise<RateLimitStatus> {
     let count: number;
     try {
-      count = (await this.counter.consume(this.keyAt(key, now), 1, this.expiry(now))).consumedPoints;
+      count = (await this.counter!.consume(this.keyAt(key, now), 1, this.expiry(now))).consumedPoints;
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
       count = err.consumedPoints;
@@ -69,18 +92,22 @@ export class FixedWindowLimit {
   /** The status of `key` in the current window without counting (`remaining` 0: the next hit is over). */
   async peek(key: string): Promise<RateLimitStatus> {
     const now = this.clock.now();
-    const res = await this.counter.get(this.keyAt(key, now));
+    if (this.memory) return statusOf(this.limit, this.memory.get(key, this.startAt(now), now), now, this.windowSeconds);
+    const res = await this.counter!.get(this.keyAt(key, now));
     return statusOf(this.limit, res?.consumedPoints ?? 0, now, this.windowSeconds);
   }
 
   /** Gives one event back to `key` in the current window (an event that turned out not to count). */
   async refund(key: string): Promise<void> {
     const now = this.clock.now();
-    await this.counter.reward(this.keyAt(key, now), 1, this.expiry(now));
+    if (this.memory) this.memory.add(key, -1, this.startAt(now), now);
+    else await this.counter!.reward(this.keyAt(key, now), 1, this.expiry(now));
   }
 
   /** Forgets `key`'s events in the current window. */
   async reset(key: string): Promise<void> {
-    await this.counter.delete(this.keyAt(key, this.clock.now()));
+    const now = this.clock.now();
+    if (this.memory) this.memory.delete(key, this.startAt(now), now);
+    else await this.counter!.delete(this.keyAt(key, now));
   }
 }

@@ -52,6 +52,9 @@ export function subjectKey(subject: Subject): string {
   return subject.kind === 'token' ? `user:${subject.userId}:client:${subject.clientId ?? 'none'}` : `ip:${subject.ip}`;
 }
 
+/** Most client addresses whose counter key is kept (the map starts again when full). */
+const IP_KEY_CACHE_SIZE = 10_000;
+
 export interface RateLimiterOptions {
   /** requests per hour without a token (per IP) */
   anonymousLimit: number;
@@ -67,6 +70,8 @@ export interface RateLimiterOptions {
 export class RateLimiter {
   private readonly anonymous: FixedWindowLimit;
   private readonly authenticated: FixedWindowLimit;
+  /** client address → its counter key (`ip:<network>`), so that a request needs no parsing */
+  private readonly ipKeys = new Map<string, string>();
 
   /** @param ownsStore close `counters` with the limiter (createRateLimiter's own store) */
   constructor(
@@ -102,6 +107,24 @@ export class RateLimiter {
    */
   async hit(subject: Subject): Promise<RateLimitStatus> {
     return this.limitFor(subject).hit(subjectKey(subject));
+  }
+
+  /**
+   * Counts one request of the caller — the token's (user, client) when `principal` is given, else
+   * the client network of `ip` (see subjectOf) — and returns the status after it: synchronously
+   * when the counters live in this process, a promise when they live in Redis.
+   */
+  count(principal: Principal | undefined, ip: string): RateLimitStatus | Promise<RateLimitStatus> {
+    if (principal) {
+      return this.authenticated.hitNow(`user:${principal.userId}:client:${principal.clientId ?? 'none'}`);
+    }
+    let key = this.ipKeys.get(ip);
+    if (key === undefined) {
+      if (this.ipKeys.size >= IP_KEY_CACHE_SIZE) this.ipKeys.clear();
+      key = subjectKey({ kind: 'anonymous', ip: clientNetwork(ip) });
+      this.ipKeys.set(ip, key);
+    }
+    return this.anonymous.hitNow(key);
   }
 
   /** The status of `subject` in the current window without counting a request (`GET /rate_limit`). */

@@ -1,11 +1,13 @@
 /**
- * Where every rate-limit counter lives (docs/adr/0008-rate-limits.md): in this process's memory,
- * or — when `REDIS_URL` is set — in Redis, shared by every instance, over one connection. Counting
- * itself is done by `rate-limiter-flexible`; during a Redis outage each counter falls back to
- * memory (its `insuranceLimiter`) until ioredis has reconnected.
+ * Where every rate-limit counter lives (docs/adr/0008-rate-limits.md, docs/adr/0023): in this
+ * process's memory (memory.ts, counted synchronously), or — when `REDIS_URL` is set — in Redis,
+ * shared by every instance, over one connection, counted by `rate-limiter-flexible`; during a Redis
+ * outage each Redis counter falls back to memory (its `insuranceLimiter`) until ioredis has
+ * reconnected.
  */
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisConnection, RedisLog } from './redis.ts';
+import { WindowCounts } from './memory.ts';
 
 export interface CounterStoreOptions {
   /** prefix of every key, e.g. `tipjar:ratelimit` (RATE_LIMIT_KEY_PREFIX) */
@@ -52,6 +54,14 @@ export class CounterStore {
       rejectIfRedisNotReady: true,
       insuranceLimiter: memory,
     });
+  }
+
+  /**
+   * Synchronous in-memory counts for a fixed-window limit of `windowSeconds` whose keys outlive
+   * their window by `graceSeconds`; undefined when the counters live in Redis (use `counter`).
+   */
+  memoryCounts(windowSeconds: number, graceSeconds: number): WindowCounts | undefined {
+    return this.redis ? undefined : new WindowCounts(windowSeconds, graceSeconds);
   }
 
   /** Releases the store (closes the Redis connection). */

@@ -46,7 +46,7 @@ export interface RateLimitStatus {
  * limit when `count > limit`.
  */
 export function statusOf(limit: number, count: number, now: number, seconds = WINDOW_SECONDS): RateLimitStatus {
-  const { end } = windowAt(now, seconds);
+  const end = Math.floor(now / seconds) * seconds + seconds;
   const current = Math.min(Math.max(count, 0), limit);
   return { limit, remaining: limit - current, current, reset: end, retryAfter: end - now, exceeded: count > limit };
 }
