@@ -11,7 +11,7 @@
  *   never with fast-json-stringify, which would drop undocumented fields or reorder keys.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { FastifySchema, FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
+import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 import { CONTENT_TYPE, JSONP_TYPE, TEXT_XML_TYPE, type Format } from '../../formats/negotiation.ts';
 import { ref } from './representations.ts';
 import { STATUS as ERROR_STATUS } from '../plugins/errors.ts';
@@ -31,19 +31,55 @@ export const REQUEST_MEDIA = ['application/json', 'application/x-www-form-urlenc
 
 /** Accepts any input unchanged: validation lives in the domain code (see the file comment). */
 export const acceptAll: FastifySchemaCompiler<unknown> = () => () => true;
-/** Serializes like Fastify without a response schema: `JSON.stringify`, every field, in order. */
-export const stringify: FastifySerializerCompiler<unknown> = () => (data: unknown) => JSON.stringify(data);
 
-/** The options to spread into a route registration: its schema plus the no-op compilers. */
+/** The route config `documented()` adds: @fastify/swagger's per-route transform (see below). */
+export interface DocumentedConfig {
+  swaggerTransform: (arg: { schema: FastifySchema; url: string }) => { schema: FastifySchema; url: string };
+}
+
+/** The options to spread into a route registration: its schema, the input compiler and the config. */
 export interface DocumentedRoute {
   schema: FastifySchema;
   validatorCompiler: FastifySchemaCompiler<unknown>;
-  serializerCompiler: FastifySerializerCompiler<unknown>;
+  config: DocumentedConfig;
 }
 
-/** Route options documenting `schema` without validating input or shaping output. */
+/**
+ * The schema Fastify compiles: `schema` with every response `content` entry whose media type
+ * carries parameters (`application/json;charset=utf-8`) also under the bare media type
+ * (`application/json`), the key Fastify looks a reply's serializer up by. The compiled serializer
+ * (fast-json-stringify, Fastify's default serializerCompiler) writes exactly the schema's
+ * properties in the schema's order; optional ones when present.
+ */
+function serializable(schema: FastifySchema): FastifySchema {
+  const responses = schema.response as Record<string, { content?: Record<string, unknown> }> | undefined;
+  if (!responses) return schema;
+  const response: Record<string, unknown> = {};
+  for (const [status, r] of Object.entries(responses)) {
+    if (!r.content) {
+      response[status] = r;
+      continue;
+    }
+    const content: Record<string, unknown> = { ...r.content };
+    for (const [media, entry] of Object.entries(r.content)) {
+      const bare = media.split(';', 1)[0]!;
+      if (!(bare in content)) content[bare] = entry;
+    }
+    response[status] = { ...r, content };
+  }
+  return { ...schema, response };
+}
+
+/**
+ * Route options for `schema`: responses are serialized by their schema (see serializable); the
+ * OpenAPI document shows `schema` as written (the route's `swaggerTransform`).
+ */
 export function documented(schema: FastifySchema): DocumentedRoute {
-  return { schema, validatorCompiler: acceptAll, serializerCompiler: stringify };
+  return {
+    schema: serializable(schema),
+    validatorCompiler: acceptAll,
+    config: { swaggerTransform: ({ url }) => ({ schema, url }) },
+  };
 }
 
 /** A response header, as @fastify/swagger reads it (`description` becomes the header's). */
@@ -223,3 +259,11 @@ export const THING_ID = { id: Type.String({ description: 'a thing id (positive i
 /** Note on the format suffix, appended to descriptions of routes with XML or feeds. */
 export const SUFFIX_NOTE =
   'Format: `Accept` header or a suffix on the path (`.json`, `.xml`, and `.as`/`.atom` for feeds); any other format → 406 `not_acceptable`.';
+
+/** `route` (from documented()) with more route config (`formats`, `xmlRoot`, …) beside its own. */
+export function withConfig<C extends object>(
+  route: DocumentedRoute,
+  config: C,
+): Omit<DocumentedRoute, 'config'> & { config: DocumentedConfig & C } {
+  return { ...route, config: { ...route.config, ...config } };
+}

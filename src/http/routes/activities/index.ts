@@ -18,6 +18,7 @@ import type { Query } from '../../params.ts';
 import type { RouteContext } from '../../context.ts';
 import { activityItems, sendFeed, userAuthor, type FeedDescription } from '../../feeds.ts';
 import * as docs from './schemas.ts';
+import { withConfig } from '../../schemas/common.ts';
 
 export function activityRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
@@ -37,7 +38,7 @@ export function activityRoutes(app: FastifyInstance, ctx: RouteContext): void {
    */
   app.get<{ Params: { username: string }; Querystring: Query }>(
     '/users/:username/activities',
-    { ...docs.userActivities, config },
+    withConfig(docs.userActivities, config),
     async (request, reply) => {
       const direction = parseActivityType(request.query.type);
       const { user, activities } = await listUserActivities(s, request.params.username, request.principal, direction);
@@ -46,10 +47,14 @@ export function activityRoutes(app: FastifyInstance, ctx: RouteContext): void {
   );
 
   /** GET /user/activities — the caller's activities (token, any scope; else 401 `unauthorized`). */
-  app.get<{ Querystring: Query }>('/user/activities', { ...docs.ownActivities, config }, async (request, reply) => {
-    const principal = requireToken(request);
-    const direction = parseActivityType(request.query.type);
-    const activities = await listOwnActivities(s, principal, direction);
-    return sendFeed(ctx, request, reply, activityItems(activities), describe(principal.username, direction));
-  });
+  app.get<{ Querystring: Query }>(
+    '/user/activities',
+    withConfig(docs.ownActivities, config),
+    async (request, reply) => {
+      const principal = requireToken(request);
+      const direction = parseActivityType(request.query.type);
+      const activities = await listOwnActivities(s, principal, direction);
+      return sendFeed(ctx, request, reply, activityItems(activities), describe(principal.username, direction));
+    },
+  );
 }

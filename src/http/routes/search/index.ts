@@ -9,6 +9,7 @@ import { parseFull, parsePage, type Query } from '../../params.ts';
 import { presentThingsFor, type RouteContext } from '../../context.ts';
 import { presentSearchResult } from '../../presenters.ts';
 import * as docs from './schemas.ts';
+import { withConfig } from '../../schemas/common.ts';
 
 export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
   /**
@@ -20,7 +21,7 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
    */
   app.get<{ Querystring: Query }>(
     '/things/search',
-    { ...docs.searchThings, config: { xmlRoot: 'search' } },
+    withConfig(docs.searchThings, { xmlRoot: 'search' }),
     async (request, reply) => {
       const page = parsePage(request.query);
       const full = parseFull(request.query);

@@ -11,6 +11,7 @@ import { parseId } from '../../params.ts';
 import type { RouteContext } from '../../context.ts';
 import { presentSubscription, presentThingConfirmation } from '../../presenters.ts';
 import * as docs from './schemas.ts';
+import { withConfig } from '../../schemas/common.ts';
 
 export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
@@ -19,20 +20,16 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
    * GET /user/subscriptions — the caller's subscriptions (active and paused), newest first, not
    * paged: array of Subscription `{type, active, created_at, started_at, thing}`.
    */
-  app.get(
-    '/user/subscriptions',
-    { ...docs.listSubscriptions, config: { xmlRoot: 'subscriptions' } },
-    async (request) => {
-      const principal = requireScope(request, 'tip');
-      const subs = await listSubscriptions(s, principal);
-      const viewer = await viewerState(
-        s,
-        principal,
-        subs.map((x) => x.thing),
-      );
-      return subs.map((x) => presentSubscription(ctx.urls, x.subscription, x.thing, viewer));
-    },
-  );
+  app.get('/user/subscriptions', withConfig(docs.listSubscriptions, { xmlRoot: 'subscriptions' }), async (request) => {
+    const principal = requireScope(request, 'tip');
+    const subs = await listSubscriptions(s, principal);
+    const viewer = await viewerState(
+      s,
+      principal,
+      subs.map((x) => x.thing),
+    );
+    return subs.map((x) => presentSubscription(ctx.urls, x.subscription, x.thing, viewer));
+  });
 
   /**
    * POST /things/:id/subscriptions — subscribes and tips the thing for the current period unless

@@ -22,6 +22,7 @@ import { FEED_LIST_FORMATS } from '../../../formats/negotiation.ts';
 import { getUser } from '../../../domain/users.ts';
 import { pageQuery, sendFeed, thingItems, userAuthor, wantsFeed } from '../../feeds.ts';
 import * as docs from './schemas.ts';
+import { withConfig } from '../../schemas/common.ts';
 
 /**
  * The longest `:ids` segment of `GET /things/:id,:id` that holds MAX_MULTI_GET ids of the longest
@@ -71,7 +72,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
    */
   app.get<{ Params: { username: string }; Querystring: Query }>(
     '/users/:username/things',
-    { ...docs.listUserThings, config: feedConfig },
+    withConfig(docs.listUserThings, feedConfig),
     async (request, reply) => {
       const page = parsePage(request.query);
       const full = parseFull(request.query);
@@ -87,7 +88,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   /** GET /user/things — the caller's things (token, any scope), hidden included. `.as`/`.atom`: as `post` items. */
   app.get<{ Querystring: Query }>(
     '/user/things',
-    { ...docs.listOwnThings, config: feedConfig },
+    withConfig(docs.listOwnThings, feedConfig),
     async (request, reply) => {
       const principal = requireToken(request);
       const page = parsePage(request.query);
@@ -117,7 +118,7 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
    */
   app.get<{ Params: { ids: string }; Querystring: Query }>(
     '/things/:ids',
-    { ...docs.getThings, config: { xmlRoot: 'things' } },
+    withConfig(docs.getThings, { xmlRoot: 'things' }),
     async (request) => {
       const full = parseFull(request.query);
       const raw = request.params.ids;

@@ -15,6 +15,7 @@ import { getThing, viewerState } from '../../../domain/things.ts';
 import { thingPage } from '../../../formats/activitystreams.ts';
 import { pageQuery, sendFeed, tipItems, userAuthor, wantsFeed } from '../../feeds.ts';
 import * as docs from './schemas.ts';
+import { withConfig } from '../../schemas/common.ts';
 
 export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
@@ -45,7 +46,7 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
    */
   app.get<{ Params: { username: string }; Querystring: Query }>(
     '/users/:username/tips',
-    { ...docs.listUserTips, config },
+    withConfig(docs.listUserTips, config),
     async (request, reply) => {
       const page = parsePage(request.query);
       parseFull(request.query);
@@ -66,7 +67,7 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
   );
 
   /** GET /user/tips — the caller's tips (token, any scope), hidden things as above. `.as`/`.atom`: as `like` items. */
-  app.get<{ Querystring: Query }>('/user/tips', { ...docs.listOwnTips, config }, async (request, reply) => {
+  app.get<{ Querystring: Query }>('/user/tips', withConfig(docs.listOwnTips, config), async (request, reply) => {
     const principal = requireToken(request);
     const page = parsePage(request.query);
     parseFull(request.query);
@@ -92,7 +93,7 @@ export function tipRoutes(app: FastifyInstance, ctx: RouteContext): void {
    */
   app.get<{ Params: { id: string }; Querystring: Query }>(
     '/things/:id/tips',
-    { ...docs.listThingTips, config },
+    withConfig(docs.listThingTips, config),
     async (request, reply) => {
       const principal = requireToken(request);
       const page = parsePage(request.query);
