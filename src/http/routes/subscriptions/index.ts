@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { listSubscriptions, subscribe, toggleSubscription, unsubscribe } from '../../../domain/subscriptions.ts';
 import { viewerState } from '../../../domain/things.ts';
 import { requireScope } from '../../plugins/authenticate.ts';
-import { parseId } from '../../params.ts';
+import { parsed } from '../../schemas/wire.ts';
+import type { ThingId } from '../../../domain/records.ts';
 import type { RouteContext } from '../../context.ts';
 import { presentSubscription, presentThingConfirmation } from '../../presenters.ts';
 import * as docs from './schemas.ts';
@@ -37,9 +38,9 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
    * `{message: "ok", description: "Successfully subscribed to Thing", thing}` (8-field thing).
    * Errors: 404 `not_found`, 403 `thing_owner`, 403 `subscribed`.
    */
-  app.post<{ Params: { id: string } }>('/things/:id/subscriptions', docs.subscribe, async (request) => {
+  app.post<{ Params: { id: ThingId } }>('/things/:id/subscriptions', docs.subscribe, async (request) => {
     const principal = requireScope(request, 'tip');
-    const { thing } = await subscribe(s, principal, parseId(request.params.id) ?? -1);
+    const { thing } = await subscribe(s, principal, parsed(request).params.id);
     return {
       message: 'ok',
       description: 'Successfully subscribed to Thing',
@@ -52,18 +53,18 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
    * "Subscription paused"}`; paused → `{message: "started", description: "Subscription started"}`.
    * 404 `not_found` without such a thing or subscription. The body is ignored.
    */
-  app.put<{ Params: { id: string } }>('/things/:id/subscriptions', docs.toggleSubscription, async (request) => {
+  app.put<{ Params: { id: ThingId } }>('/things/:id/subscriptions', docs.toggleSubscription, async (request) => {
     const principal = requireScope(request, 'tip');
-    const state = await toggleSubscription(s, principal, parseId(request.params.id) ?? -1);
+    const state = await toggleSubscription(s, principal, parsed(request).params.id);
     return state === 'paused'
       ? { message: 'paused', description: 'Subscription paused' }
       : { message: 'started', description: 'Subscription started' };
   });
 
   /** DELETE /things/:id/subscriptions — 204, empty body; 404 `not_found` without a subscription. */
-  app.delete<{ Params: { id: string } }>('/things/:id/subscriptions', docs.unsubscribe, async (request, reply) => {
+  app.delete<{ Params: { id: ThingId } }>('/things/:id/subscriptions', docs.unsubscribe, async (request, reply) => {
     const principal = requireScope(request, 'tip');
-    await unsubscribe(s, principal, parseId(request.params.id) ?? -1);
+    await unsubscribe(s, principal, parsed(request).params.id);
     return reply.code(204).send();
   });
 }
