@@ -240,6 +240,7 @@ export const LIST_PARAMS = {
     Type.String({
       description:
         'bare flag (`?full`) or `1|true|full` in any case; `0|false` off: owners (and the thing in a Tip) in full',
+      default: 'false',
       'x-wire': WIRE.full,
     }),
   ),
