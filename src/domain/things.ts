@@ -142,7 +142,12 @@ export async function createThing(s: Services, principal: Principal, input: NewT
   return inTransaction(s.database, (trx) => insertNewThing(trx, s, input, principal.userId));
 }
 
-async function ownThing(s: Services, principal: Principal, id: ThingId, action: string): Promise<ThingRecord> {
+/**
+ * The thing `id` when the caller owns it.
+ * @param action the verb of the ForbiddenError's message (`update`, `delete`)
+ * @throws NotFoundError, ForbiddenError (not the owner)
+ */
+export async function ownThing(s: Services, principal: Principal, id: ThingId, action: string): Promise<ThingRecord> {
   const thing = await getThing(s, id);
   if (thing.owner.kind !== 'user' || thing.owner.userId !== principal.userId) {
     throw new ForbiddenError(`You are not allowed to ${action} this thing: it is not yours`);

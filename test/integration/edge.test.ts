@@ -149,4 +149,19 @@ describe.each(ENGINES)('the edge on %s', (engine) => {
     );
     expectError(await get('/things/1,x'), 404, 'not_found');
   });
+
+  it("an update checks the thing and its owner before the body's fields: 404, 403, then 400", async () => {
+    const id = await buildThing(t.services, owner);
+    const patch = (thingId: number | string, token: string) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: `${API}/things/${thingId}`,
+        headers: bearer(token),
+        payload: { title: 'x'.repeat(101) },
+      });
+    expectError(await patch(999_999_999, owner.token), 404, 'not_found');
+    expectError(await patch(id, other.token), 403, 'forbidden');
+    const own = expectError(await patch(id, owner.token), 400, 'validation');
+    expect(own.error_description).toBe('Invalid title: at most 100 characters');
+  });
 });

@@ -11,6 +11,7 @@ import {
   listUserThings,
   lookupThing,
   MAX_MULTI_GET,
+  ownThing,
   updateThing,
 } from '../../../domain/things.ts';
 import { InvalidParametersError, InvalidRequestError } from '../../../domain/errors.ts';
@@ -148,6 +149,9 @@ export function thingRoutes(app: FastifyInstance, ctx: RouteContext): void {
   type Update = FastifyRequest<{ Params: { ids: ThingId }; Body: ThingBody & { url?: string } }>;
   const update = async (request: Update) => {
     const principal = requireScope(request, 'thing');
+    // The thing and its owner are checked before the body's fields (404, 403, then 400).
+    if (request.validationError?.validationContext === 'body')
+      await ownThing(s, principal, request.params.ids, 'update');
     const { params, body } = parsed(request);
     await updateThing(s, principal, params.ids, thingChanges(body.url, body));
     return { message: 'ok', description: 'Thing was updated correctly' };
