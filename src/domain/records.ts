@@ -61,6 +61,12 @@ export interface Principal {
   tokenId: number;
 }
 
+/** A thing's id: a positive safe integer (parsed at the edge: src/http/params.ts, web routes). */
+export type ThingId = number;
+
+/** An amount of money in cents (integer minor units). */
+export type Cents = number;
+
 /** One page of a list: `count` items (1–100) starting at page `page` (1-based). */
 export interface PageRequest {
   count: number;

@@ -36,7 +36,7 @@ import {
   TipOwnerError,
 } from './errors.ts';
 import { periodOf } from './periods.ts';
-import type { Principal, ThingRecord } from './records.ts';
+import type { Principal, ThingId, ThingRecord } from './records.ts';
 import type { Services } from './services.ts';
 import { tipInTransaction } from './tips.ts';
 import { isPeriod } from './periods.ts';
@@ -44,7 +44,6 @@ import { isPeriod } from './periods.ts';
 export type { SubscriptionRecord };
 
 const thingNotFound = () => new NotFoundError('Thing not found', 'subscriptions');
-const validId = (id: number) => Number.isSafeInteger(id) && id > 0;
 
 /** What happened to the tip that comes with a new subscription. */
 export type SubscribeTip = 'tipped' | 'already_tipped' | 'no_means';
@@ -84,9 +83,8 @@ export async function listSubscriptions(
 export async function subscribe(
   s: Services,
   principal: Principal,
-  thingId: number,
+  thingId: ThingId,
 ): Promise<{ thing: ThingRecord; tip: SubscribeTip }> {
-  if (!validId(thingId)) throw thingNotFound();
   return inTransaction(s.database, async (trx) => {
     const thing = await findThingById(trx, thingId);
     if (!thing) throw thingNotFound();
@@ -126,9 +124,8 @@ export async function subscribe(
 export async function toggleSubscription(
   s: Services,
   principal: Principal,
-  thingId: number,
+  thingId: ThingId,
 ): Promise<'paused' | 'started'> {
-  if (!validId(thingId)) throw thingNotFound();
   return inTransaction(s.database, async (trx) => {
     const thing = await findThingById(trx, thingId);
     if (!thing) throw thingNotFound();
@@ -152,8 +149,7 @@ export async function toggleSubscription(
  * paused, also when the thing has since been deleted.
  * @throws NotFoundError when there is no subscription.
  */
-export async function unsubscribe(s: Services, principal: Principal, thingId: number): Promise<void> {
-  if (!validId(thingId)) throw thingNotFound();
+export async function unsubscribe(s: Services, principal: Principal, thingId: ThingId): Promise<void> {
   const deleted = await deleteSubscription(s.database.db, principal.userId, thingId);
   if (!deleted) throw new NotFoundError('You are not subscribed to this thing', 'subscriptions');
 }

@@ -31,15 +31,10 @@ export interface NewThing extends ThingFields {
 
 /**
  * A text field, trimmed, of at most `max` characters; without control characters (in `multiLine`
- * text tab and line breaks are allowed). @throws ValidationError
+ * text tab and line breaks are allowed); a number is taken as its decimal text.
+ * @returns undefined when absent (undefined or null). @throws ValidationError naming `field`
  */
-function text(
-  body: Record<string, unknown>,
-  field: string,
-  max: number,
-  opts: { multiLine?: boolean } = {},
-): string | undefined {
-  const v = body[field];
+function text(v: unknown, field: string, max: number, opts: { multiLine?: boolean } = {}): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string' && typeof v !== 'number') throw new ValidationError(`Invalid ${field}: must be a string`);
   const s = String(v).trim();
@@ -48,6 +43,12 @@ function text(
   if ([...s].length > max) throw new ValidationError(`Invalid ${field}: at most ${max} characters`);
   return s;
 }
+
+/** `title` (≤ MAX_TITLE characters, one line). @throws ValidationError */
+export const parseTitle = (v: unknown): string | undefined => text(v, 'title', MAX_TITLE);
+/** `description` (≤ MAX_DESCRIPTION characters, line breaks allowed). @throws ValidationError */
+export const parseDescription = (v: unknown): string | undefined =>
+  text(v, 'description', MAX_DESCRIPTION, { multiLine: true });
 
 /**
  * Why `tag` (trimmed, non-empty) cannot be a tag, or undefined when it can: NUL or ill-formed
@@ -73,7 +74,8 @@ export function tagProblem(tag: string): string | undefined {
  * are dropped; at most MAX_TAGS remain.
  * @throws ValidationError naming the first tag that tagProblem refuses, or the count.
  */
-export function parseTags(v: unknown): string[] {
+export function parseTags(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
   let parts: unknown[];
   if (typeof v === 'string') parts = v.split(',');
   else if (Array.isArray(v)) parts = v;
@@ -95,64 +97,93 @@ export function parseTags(v: unknown): string[] {
   return out;
 }
 
-function category(v: unknown): string | undefined {
+/** `category`: a category id (GET /categories); empty → undefined. @throws ValidationError */
+export function parseCategory(v: unknown): string | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v !== 'string' || !isCategory(v.trim()))
     throw new ValidationError('Invalid category: see GET /categories');
   return v.trim();
 }
 
-function language(v: unknown): string | undefined {
+/** `language`: a language id (GET /languages); empty → undefined. @throws ValidationError */
+export function parseLanguage(v: unknown): string | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v !== 'string' || !isLanguage(v.trim())) throw new ValidationError('Invalid language: see GET /languages');
   return v.trim();
 }
 
-function hidden(v: unknown): boolean | undefined {
+/** `hidden`: a boolean, or true/false/1/0 in any case; empty → undefined. @throws ValidationError */
+export function parseHidden(v: unknown): boolean | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   const b = parseBoolean(v);
   if (b === undefined) throw new ValidationError('Invalid hidden: must be true, false, 1 or 0');
   return b;
 }
 
+/** `url` of a new thing: absolute http(s), ≤ 2048 characters, trimmed, with its key. @throws ValidationError */
+export const parseNewThingUrl = (v: unknown): { url: string; key: string } => checkThingUrl(v);
+
 /**
- * Validates a create body (`POST /things`, auto-submit metadata).
- * @throws ValidationError
+ * `url` in an update: absent (undefined or null) or a string, trimmed; the domain accepts only the
+ * thing's current URL. @throws ValidationError for any other value
  */
-export function parseNewThing(body: Record<string, unknown>): NewThing {
-  const { url, key } = checkThingUrl(body.url);
+export function parseUnchangedUrl(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new ValidationError('Invalid url: the url of a thing cannot be changed');
+  return v.trim();
+}
+
+/** The fields of a create or update body, each parsed by its parser above (absent ones undefined). */
+export interface ThingBody {
+  title?: string;
+  description?: string;
+  category?: string;
+  language?: string;
+  tags?: string[];
+  hidden?: boolean;
+}
+
+/** The changes of an update (`PATCH /things/:id`): only the fields given; `url` must be the thing's own. */
+export interface ThingChanges extends Partial<ThingFields> {
+  url?: string;
+}
+
+/** A new thing from its checked URL and parsed fields, with the defaults of the fields left out. */
+export function newThing(url: { url: string; key: string }, body: ThingBody): NewThing {
   return {
-    url,
-    urlKey: key,
-    title: text(body, 'title', MAX_TITLE) ?? '',
-    description: text(body, 'description', MAX_DESCRIPTION, { multiLine: true }) ?? '',
-    category: category(body.category) ?? DEFAULT_CATEGORY,
-    language: language(body.language) ?? DEFAULT_LANGUAGE,
-    tags: body.tags === undefined || body.tags === null ? [] : parseTags(body.tags),
-    hidden: hidden(body.hidden) ?? false,
+    url: url.url,
+    urlKey: url.key,
+    title: body.title ?? '',
+    description: body.description ?? '',
+    category: body.category ?? DEFAULT_CATEGORY,
+    language: body.language ?? DEFAULT_LANGUAGE,
+    tags: body.tags ?? [],
+    hidden: body.hidden ?? false,
   };
 }
 
+/** The changes of an update body: the fields given, none of the absent ones. */
+export function thingChanges(url: string | undefined, body: ThingBody): ThingChanges {
+  const changes: ThingChanges = {};
+  if (url !== undefined) changes.url = url;
+  for (const k of ['title', 'description', 'category', 'language', 'tags', 'hidden'] as const)
+    if (body[k] !== undefined) (changes as Record<string, unknown>)[k] = body[k];
+  return changes;
+}
+
 /**
- * Validates an update body (`PATCH /things/:id`): only the fields present are returned.
- * A `url` equal to the thing's current one is ignored; a different one is refused.
+ * Validates a create body given as raw fields (auto-submit metadata, the import command), in
+ * field order: url, title, description, category, language, tags, hidden.
  * @throws ValidationError
  */
-export function parseThingChanges(body: Record<string, unknown>, currentUrl: string): Partial<ThingFields> {
-  if (body.url !== undefined && body.url !== null && (typeof body.url !== 'string' || body.url.trim() !== currentUrl)) {
-    throw new ValidationError('Invalid url: the url of a thing cannot be changed');
-  }
-  const changes: Partial<ThingFields> = {};
-  const title = text(body, 'title', MAX_TITLE);
-  if (title !== undefined) changes.title = title;
-  const description = text(body, 'description', MAX_DESCRIPTION, { multiLine: true });
-  if (description !== undefined) changes.description = description;
-  const c = category(body.category);
-  if (c !== undefined) changes.category = c;
-  const l = language(body.language);
-  if (l !== undefined) changes.language = l;
-  if (body.tags !== undefined && body.tags !== null) changes.tags = parseTags(body.tags);
-  const h = hidden(body.hidden);
-  if (h !== undefined) changes.hidden = h;
-  return changes;
+export function parseNewThing(body: Record<string, unknown>): NewThing {
+  const url = parseNewThingUrl(body.url);
+  return newThing(url, {
+    title: parseTitle(body.title),
+    description: parseDescription(body.description),
+    category: parseCategory(body.category),
+    language: parseLanguage(body.language),
+    tags: parseTags(body.tags),
+    hidden: parseHidden(body.hidden),
+  });
 }

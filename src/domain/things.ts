@@ -14,11 +14,11 @@ import {
 import { insertActivity } from '../db/repositories/activities.ts';
 import { tippedThingIds } from '../db/repositories/tips.ts';
 import { subscribedThingIds } from '../db/repositories/subscriptions.ts';
-import { ForbiddenError, InvalidParametersError, NotFoundError, ValidationError } from './errors.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from './errors.ts';
 import { periodOf } from './periods.ts';
-import type { PageRequest, Principal, ThingRecord } from './records.ts';
+import type { PageRequest, Principal, ThingId, ThingRecord } from './records.ts';
 import type { Services } from './services.ts';
-import { parseNewThing, parseThingChanges } from './thing-input.ts';
+import type { NewThing, ThingChanges } from './thing-input.ts';
 import { requireIdentity } from './identities.ts';
 import { findIdentityOwner } from '../db/repositories/partners.ts';
 import { parseAutoSubmit, parseHttpUrl, urlKey } from './urls.ts';
@@ -51,27 +51,19 @@ export async function viewerState(
 }
 
 /** `GET /things/:id`. Hidden things are returned too: the id is the capability. @throws NotFoundError */
-export async function getThing(s: Services, id: number): Promise<ThingRecord> {
-  const t = Number.isSafeInteger(id) && id > 0 ? await findThingById(s.database.db, id) : undefined;
+export async function getThing(s: Services, id: ThingId): Promise<ThingRecord> {
+  const t = await findThingById(s.database.db, id);
   if (!t) throw new NotFoundError('Thing not found', 'things');
   return t;
 }
 
 /**
  * `GET /things/:id,:id`: the things in the order asked (duplicates once).
- * @param ids as given (invalid ones as -1); duplicates count towards the limit.
- * @throws InvalidParametersError beyond MAX_MULTI_GET ids (checked first), NotFoundError when any
- *   id is unknown.
+ * @param ids at most MAX_MULTI_GET (the edge refuses more).
+ * @throws NotFoundError when any id is unknown.
  */
-export async function getThings(s: Services, ids: number[]): Promise<ThingRecord[]> {
-  if (ids.length > MAX_MULTI_GET)
-    throw new InvalidParametersError(
-      `At most ${MAX_MULTI_GET} ids, comma-separated; ${ids.length} were given`,
-      'things',
-    );
+export async function getThings(s: Services, ids: ThingId[]): Promise<ThingRecord[]> {
   const unique = [...new Set(ids)];
-  if (unique.some((id) => !Number.isSafeInteger(id) || id <= 0))
-    throw new NotFoundError('Thing(s) could not be found', 'things');
   const found = await findThingsByIds(s.database.db, unique);
   const byId = new Map(found.map((t) => [t.id, t]));
   if (byId.size !== unique.length) throw new NotFoundError('Thing(s) could not be found', 'things');
@@ -82,12 +74,11 @@ export async function getThings(s: Services, ids: number[]): Promise<ThingRecord
  * `GET /things/lookup/?url=`: the thing registered for a URL or for the inner `url` of an
  * auto-submit URL.
  * @returns the thing, or undefined when none is registered.
- * @throws InvalidParametersError (url missing), ValidationError (auto-submit `user_id` or `owner`
- *   differs from the registered thing's owner; `owner` not one of the three identity forms).
+ * @param rawUrl the `url` parameter, non-empty (the edge refuses a missing one: parseLookupUrl).
+ * @throws ValidationError (auto-submit `user_id` or `owner` differs from the registered thing's
+ *   owner; `owner` not one of the three identity forms).
  */
-export async function lookupThing(s: Services, rawUrl: unknown): Promise<ThingRecord | undefined> {
-  if (typeof rawUrl !== 'string' || rawUrl.trim() === '')
-    throw new InvalidParametersError('The url parameter is required', 'things');
+export async function lookupThing(s: Services, rawUrl: string): Promise<ThingRecord | undefined> {
   const auto = parseAutoSubmit(rawUrl, s.siteUrl);
   const target = parseHttpUrl(auto ? auto.url : rawUrl.trim());
   if (!target) return undefined;
@@ -117,7 +108,7 @@ export async function lookupThing(s: Services, rawUrl: unknown): Promise<ThingRe
 export async function insertNewThing(
   trx: Executor,
   s: Services,
-  input: ReturnType<typeof parseNewThing>,
+  input: NewThing,
   ownerUserId: number,
   opts: { post: boolean } = { post: true },
 ): Promise<number> {
@@ -144,16 +135,19 @@ export async function insertNewThing(
 
 /**
  * `POST /things` (scope `thing`): registers a thing owned by the caller.
- * @param body `{url, title?, description?, category?, language?, tags?, hidden?}`
  * @returns the new thing's id.
- * @throws ValidationError
+ * @throws ValidationError (the URL is already registered)
  */
-export async function createThing(s: Services, principal: Principal, body: Record<string, unknown>): Promise<number> {
-  const input = parseNewThing(body);
+export async function createThing(s: Services, principal: Principal, input: NewThing): Promise<ThingId> {
   return inTransaction(s.database, (trx) => insertNewThing(trx, s, input, principal.userId));
 }
 
-async function ownThing(s: Services, principal: Principal, id: number, action: string): Promise<ThingRecord> {
+/**
+ * The thing `id` when the caller owns it.
+ * @param action the verb of the ForbiddenError's message (`update`, `delete`)
+ * @throws NotFoundError, ForbiddenError (not the owner)
+ */
+export async function ownThing(s: Services, principal: Principal, id: ThingId, action: string): Promise<ThingRecord> {
   const thing = await getThing(s, id);
   if (thing.owner.kind !== 'user' || thing.owner.userId !== principal.userId) {
     throw new ForbiddenError(`You are not allowed to ${action} this thing: it is not yours`);
@@ -163,22 +157,19 @@ async function ownThing(s: Services, principal: Principal, id: number, action: s
 
 /**
  * `PATCH /things/:id` (scope `thing`, owner only): changes title, description, category,
- * language, tags, hidden; sets `updated_at`.
- * @throws NotFoundError, ForbiddenError (not the owner), ValidationError
+ * language, tags, hidden; sets `updated_at`. A `url` in `changes` must be the thing's own.
+ * @throws NotFoundError, ForbiddenError (not the owner), ValidationError (another url)
  */
-export async function updateThing(
-  s: Services,
-  principal: Principal,
-  id: number,
-  body: Record<string, unknown>,
-): Promise<void> {
+export async function updateThing(s: Services, principal: Principal, id: ThingId, input: ThingChanges): Promise<void> {
   const thing = await ownThing(s, principal, id, 'update');
-  const changes = parseThingChanges(body, thing.url);
+  const { url, ...changes } = input;
+  if (url !== undefined && url !== thing.url)
+    throw new ValidationError('Invalid url: the url of a thing cannot be changed');
   await inTransaction(s.database, (trx) => updateThingRow(trx, id, changes, s.clock.now()));
 }
 
 /** `DELETE /things/:id` (scope `thing`, owner only). @throws NotFoundError, ForbiddenError */
-export async function deleteThing(s: Services, principal: Principal, id: number): Promise<void> {
+export async function deleteThing(s: Services, principal: Principal, id: ThingId): Promise<void> {
   await ownThing(s, principal, id, 'delete');
   await inTransaction(s.database, (trx) => softDeleteThing(trx, id, s.clock.now()));
 }

@@ -16,7 +16,7 @@ import {
   ValidationError,
 } from './errors.ts';
 import { periodOf } from './periods.ts';
-import type { PageRequest, Principal, ThingRecord, TipRecord } from './records.ts';
+import type { PageRequest, Principal, ThingId, ThingRecord, TipRecord } from './records.ts';
 import type { Services } from './services.ts';
 import { parseNewThing } from './thing-input.ts';
 import { insertNewThing, getThing } from './things.ts';
@@ -84,7 +84,7 @@ export async function tipInTransaction(
  * @returns the tipped thing (confirmation representation is the presenter's).
  * @throws NotFoundError, TipOwnerError, NoMeansError, TipOnceError
  */
-export async function tipThing(s: Services, principal: Principal, thingId: number): Promise<ThingRecord> {
+export async function tipThing(s: Services, principal: Principal, thingId: ThingId): Promise<ThingRecord> {
   if (!Number.isSafeInteger(thingId) || thingId <= 0) throw new NotFoundError('Thing not found', 'tips');
   return inTransaction(s.database, async (trx) => {
     const thing = await findThingById(trx, thingId);
@@ -103,7 +103,7 @@ export async function tipThing(s: Services, principal: Principal, thingId: numbe
  *   a discoverable owner, unknown `user_id`), ValidationError (bad auto-submit metadata or
  *   `owner`, owner mismatch), and the tip errors.
  */
-export async function tipUrl(s: Services, principal: Principal, rawUrl: unknown): Promise<ThingRecord> {
+export async function tipUrl(s: Services, principal: Principal, rawUrl: string): Promise<ThingRecord> {
   if (typeof rawUrl !== 'string' || !parseHttpUrl(rawUrl.trim())) {
     throw new InvalidRequestError('The url parameter must be an absolute http or https URL', 'tips');
   }

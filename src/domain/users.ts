@@ -188,12 +188,11 @@ export function parseProfile(raw: Record<string, unknown>): ProfileInput {
 
 /**
  * Saves a user's profile fields and the "hide my tips" setting (website settings).
- * @param input raw values (strings, `hideTips` boolean or a boolean spelling); see parseProfile.
+ * @param p the parsed profile (parseProfile, at the edge).
  * @returns the updated user.
- * @throws ValidationError (nothing is written), NotFoundError for an unknown user.
+ * @throws NotFoundError for an unknown user.
  */
-export async function updateProfile(s: Services, userId: number, input: Record<string, unknown>): Promise<UserRecord> {
-  const p = parseProfile(input);
+export async function updateProfile(s: Services, userId: number, p: ProfileInput): Promise<UserRecord> {
   if (!(await updateProfileRow(s.database.db, userId, p, s.clock.now())))
     throw new NotFoundError('User not found', 'users');
   return (await findUserById(s.database.db, userId))!;

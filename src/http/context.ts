@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Services } from '../domain/services.ts';
 import type { ThingRecord, UserRecord } from '../domain/records.ts';
 import { viewerState } from '../domain/things.ts';
-import { findUsersByIds } from '../db/repositories/users.ts';
+import { getUsersByIds } from '../domain/users.ts';
 import { ownerIds, presentThing, type Urls } from './presenters.ts';
 import { single } from '../domain/input.ts';
 
@@ -19,7 +19,7 @@ export async function fullUsers(
   full: boolean,
   ids: number[],
 ): Promise<Map<number, UserRecord> | undefined> {
-  return full ? findUsersByIds(ctx.services.database.db, ids) : undefined;
+  return full ? getUsersByIds(ctx.services, ids) : undefined;
 }
 
 /** Things in the full representation, with the caller's per-viewer fields. */

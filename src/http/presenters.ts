@@ -1,8 +1,12 @@
 /**
  * Presenters: the spec's representations (api-v2.md "Resources and their fields", DECISIONS.md
  * "Wire format"). Wire names (`tips`, `tipped`, `created_at` in Unix seconds) exist only here.
- * Key order follows the original API's examples.
+ * Each returns the static type of its representation schema (src/http/schemas/representations.ts),
+ * which the routes' response schemas serialize field for field; key order follows the original
+ * API's examples and is the schema's.
  */
+import type { Static } from '@sinclair/typebox';
+import type * as R from './schemas/representations.ts';
 import type { BudgetView } from '../domain/money/account.ts';
 import type { OwnerRef, ThingRecord, TipRecord, UserRecord } from '../domain/records.ts';
 import type { ViewerState } from '../domain/things.ts';
@@ -14,12 +18,15 @@ export interface Urls {
   site: string;
 }
 
-export type UserSummary = {
-  type: 'user';
-  resource: string;
-  link: string;
-  username: string;
-};
+export type UserSummary = Static<typeof R.UserSummary>;
+export type User = Static<typeof R.User>;
+export type Owner = Static<typeof R.Owner>;
+export type Thing = Static<typeof R.Thing>;
+export type ThingConfirmation = Static<typeof R.ThingConfirmation>;
+export type ThingShort = Static<typeof R.ThingShort>;
+export type Tip = Static<typeof R.Tip>;
+export type Subscription = Static<typeof R.Subscription>;
+export type SearchResult = Static<typeof R.SearchResult>;
 
 /** User summary: `type`, `resource`, `link`, `username`. */
 export function presentUserSummary(urls: Urls, username: string): UserSummary {
@@ -33,8 +40,8 @@ export function presentUserSummary(urls: Urls, username: string): UserSummary {
  * `budget_cents` (the monthly setting) and `period_budget_cents` (the current period's, fixed at
  * the user's first tip in it).
  */
-export function presentUser(urls: Urls, u: UserRecord, extended?: BudgetView): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function presentUser(urls: Urls, u: UserRecord, extended?: BudgetView): User {
+  const out: User = {
     ...presentUserSummary(urls, u.username),
     firstname: u.firstname,
     lastname: u.lastname,
@@ -57,7 +64,7 @@ export function presentUser(urls: Urls, u: UserRecord, extended?: BudgetView): R
  * The owner of a thing. A pending thing (owned by a partner-side identity) has no user yet: its
  * owner is `{type: "user", resource: "", link: "", username: ""}` plus `identity` (docs/api.md).
  */
-function presentOwner(urls: Urls, owner: OwnerRef, fullOwners?: Map<number, UserRecord>): Record<string, unknown> {
+function presentOwner(urls: Urls, owner: OwnerRef, fullOwners?: Map<number, UserRecord>): Owner {
   if (owner.kind === 'identity')
     return { type: 'user', resource: '', link: '', username: '', identity: owner.identity };
   const full = fullOwners?.get(owner.userId);
@@ -77,8 +84,8 @@ export function presentThing(
   t: ThingRecord,
   viewer?: ViewerState,
   fullOwners?: Map<number, UserRecord>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+): Thing {
+  const out: Thing = {
     type: 'thing',
     resource: thingResource(urls, t.id),
     link: thingLink(urls, t.id),
@@ -108,7 +115,7 @@ export function presentThing(
 }
 
 /** Thing (confirmation representation), in tip and subscribe responses: 8 fields. */
-export function presentThingConfirmation(urls: Urls, t: ThingRecord): Record<string, unknown> {
+export function presentThingConfirmation(urls: Urls, t: ThingRecord): ThingConfirmation {
   return {
     type: 'thing',
     resource: thingResource(urls, t.id),
@@ -122,7 +129,7 @@ export function presentThingConfirmation(urls: Urls, t: ThingRecord): Record<str
 }
 
 /** Thing (short representation), inside a Tip: confirmation fields + `owner`. */
-export function presentThingShort(urls: Urls, t: ThingRecord): Record<string, unknown> {
+export function presentThingShort(urls: Urls, t: ThingRecord): ThingShort {
   return {
     type: 'thing',
     resource: thingResource(urls, t.id),
@@ -142,12 +149,7 @@ export function presentThingShort(urls: Urls, t: ThingRecord): Record<string, un
  * @param full when given, users by id for full owners (thing owners and tippers).
  * @param viewer with `full` and a token: the caller's `tipped`/`subscribed` state of the things.
  */
-export function presentTip(
-  urls: Urls,
-  tip: TipRecord,
-  full?: Map<number, UserRecord>,
-  viewer?: ViewerState,
-): Record<string, unknown> {
+export function presentTip(urls: Urls, tip: TipRecord, full?: Map<number, UserRecord>, viewer?: ViewerState): Tip {
   const tipper = full?.get(tip.tipper.id);
   return {
     type: 'tip',
@@ -166,11 +168,7 @@ export function ownerIds(things: ThingRecord[]): number[] {
  * Search result (api-v2.md "Search result"): `total_items` (matches over all pages), `items`
  * (things on this page), `page` (1-based), `things` (already presented, in order).
  */
-export function presentSearchResult(
-  total: number,
-  page: number,
-  things: Record<string, unknown>[],
-): Record<string, unknown> {
+export function presentSearchResult(total: number, page: number, things: Thing[]): SearchResult {
   return { total_items: total, items: things.length, page, things };
 }
 
@@ -184,10 +182,9 @@ export function presentSubscription(
   sub: { active: boolean; createdAt: number; startedAt: number },
   thing: ThingRecord,
   viewer: ViewerState | undefined,
-): Record<string, unknown> {
+): Subscription {
   const presented = presentThing(urls, thing, viewer);
-  const owner = presented.owner as Record<string, unknown>;
-  presented.owner = { ...owner, id: thing.owner.kind === 'user' ? String(thing.owner.userId) : '' };
+  presented.owner = { ...presented.owner, id: thing.owner.kind === 'user' ? String(thing.owner.userId) : '' };
   return {
     type: 'subscription',
     active: sub.active,

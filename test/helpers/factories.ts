@@ -40,7 +40,11 @@ export async function buildUser(
 /** Registers a thing owned by `owner` and returns its id. */
 export async function buildThing(s: Services, owner: TestUser, fields: Record<string, unknown> = {}): Promise<number> {
   const principal = (await resolveToken(s, owner.token))!;
-  return createThing(s, principal, { url: `https://example.com/${uniqueName('thing')}`, title: 'A thing', ...fields });
+  return createThing(
+    s,
+    principal,
+    parseNewThing({ url: `https://example.com/${uniqueName('thing')}`, title: 'A thing', ...fields }),
+  );
 }
 
 /** Another token for an existing user, with the given scopes. */

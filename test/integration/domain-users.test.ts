@@ -14,6 +14,7 @@ import {
   getUser,
   getUserById,
   getUsersByIds,
+  parseProfile,
   registerUser,
   updateProfile,
   UsernameTakenError,
@@ -103,13 +104,15 @@ describe.each(ENGINES)('the users service on %s', (engine) => {
 
   it('updateProfile saves valid fields and refuses bad ones with ValidationError, changing nothing', async () => {
     const user = await registerUser(s, { username: uniqueName('profile') });
-    const saved = await updateProfile(s, user.id, { city: ' Lyon ', url: 'https://example.com/me', hideTips: 'true' });
-    expect(saved).toMatchObject({ city: 'Lyon', url: 'https://example.com/me', hideTips: true });
-    await expect(updateProfile(s, user.id, { city: 'Paris', url: 'javascript:alert(1)' })).rejects.toBeInstanceOf(
-      ValidationError,
+    const saved = await updateProfile(
+      s,
+      user.id,
+      parseProfile({ city: ' Lyon ', url: 'https://example.com/me', hideTips: 'true' }),
     );
+    expect(saved).toMatchObject({ city: 'Lyon', url: 'https://example.com/me', hideTips: true });
+    expect(() => parseProfile({ city: 'Paris', url: 'javascript:alert(1)' })).toThrow(ValidationError);
     expect(await getUserById(s, user.id)).toMatchObject({ city: 'Lyon', hideTips: true });
-    await expect(updateProfile(s, 999_999_999, {})).rejects.toBeInstanceOf(NotFoundError);
+    await expect(updateProfile(s, 999_999_999, parseProfile({}))).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('getOwnUser, getUserById and getUsersByIds read users by id; unknown ids are NotFoundError or left out', async () => {

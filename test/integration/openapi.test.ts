@@ -454,8 +454,8 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
       owner = await buildUser(t.services);
     });
 
-    it('input is neither rejected nor coerced by the schemas: the domain decides', async () => {
-      // A path id that the documented pattern does not allow: the domain's 404, not a schema 400.
+    it('input is parsed by the x-wire parsers, not by the documented types: lenient forms pass, errors are the API’s', async () => {
+      // A path id that the documented pattern does not allow: the id parser's 404, not a schema 400.
       const notId = await t.app.inject({ url: `${API}/things/abc` });
       expect(notId.statusCode).toBe(404);
       expect(JSON.parse(notId.body).error).toBe('not_found');
@@ -470,7 +470,7 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
       const id = JSON.parse(created.body).id as number;
       const read = JSON.parse((await t.app.inject({ url: `${API}/things/${id}`, headers: bearer(owner.token) })).body);
       expect(read).toMatchObject({ hidden: true, tags: ['x', 'y'] });
-      // A body field of the wrong documented type reaches the domain, which answers `validation`.
+      // A body field of the wrong documented type reaches its parser, which answers `validation`.
       const wrong = await t.app.inject({
         method: 'POST',
         url: `${API}/things`,

@@ -15,7 +15,7 @@ import { openDatabase } from '../../src/db/connect.ts';
 import { inTransaction } from '../../src/db/transaction.ts';
 import { insertThing } from '../../src/db/repositories/things.ts';
 import { urlKey, parseHttpUrl } from '../../src/domain/urls.ts';
-import { updateProfile } from '../../src/domain/users.ts';
+import { parseProfile, updateProfile } from '../../src/domain/users.ts';
 import { TREND_WINDOW } from '../../src/db/repositories/search.ts';
 
 const NOW = Date.UTC(2026, 5, 10, 12) / 1000;
@@ -335,7 +335,7 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
         await t.app.inject({ url: `${API}/things/search?query=${word}&full=1` }),
       ).things[0]!.owner.city;
     for (let i = 0; i < 3; i++) expect(await cityOf()).toBe('');
-    await updateProfile(t.services, profiled.user.id, { city: 'Lyon' });
+    await updateProfile(t.services, profiled.user.id, parseProfile({ city: 'Lyon' }));
     expect(await cityOf()).toBe('Lyon');
   });
 

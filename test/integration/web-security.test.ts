@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/oauth/clients.ts';
 import { issueToken } from '../../src/auth/tokens.ts';
-import { updateProfile } from '../../src/domain/users.ts';
+import { parseProfile, updateProfile } from '../../src/domain/users.ts';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, tokenWith, uniqueName } from '../helpers/factories.ts';
@@ -239,15 +239,19 @@ describe.each(ENGINES)('website security on %s', (engine) => {
 
     beforeAll(async () => {
       owner = await buildWebUser(t.services);
-      await updateProfile(t.services, owner.id, {
-        firstname: XSS,
-        lastname: XSS,
-        about: XSS,
-        city: XSS,
-        country: XSS,
-        url: `https://xss.example/"><script>alert(1)</script>`,
-        avatar: `https://xss.example/a.png"onerror="alert(1)`,
-      });
+      await updateProfile(
+        t.services,
+        owner.id,
+        parseProfile({
+          firstname: XSS,
+          lastname: XSS,
+          about: XSS,
+          city: XSS,
+          country: XSS,
+          url: `https://xss.example/"><script>alert(1)</script>`,
+          avatar: `https://xss.example/a.png"onerror="alert(1)`,
+        }),
+      );
       thing = await buildThing(
         t.services,
         { user: owner, token: await tokenWith(t.services, owner.username, 'thing') },

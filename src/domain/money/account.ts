@@ -7,6 +7,7 @@ import { findMeans, updateBudget } from '../../db/repositories/users.ts';
 import { countTipsInPeriod } from '../../db/repositories/tips.ts';
 import { listRenewalsWithOutcome } from '../../db/repositories/subscriptions.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
+import type { Cents } from '../records.ts';
 import { periodOf } from '../periods.ts';
 import type { Services } from '../services.ts';
 import { hasMeans, MAX_BUDGET_CENTS, periodBudget } from './means.ts';
@@ -15,20 +16,29 @@ import { hasMeans, MAX_BUDGET_CENTS, periodBudget } from './means.ts';
  * Sets a user's monthly budget. The budget may exceed the balance (the user then has no means
  * until funded). A period's budget is fixed at the user's first tip in it (DECISIONS.md "Money"):
  * once the user has tipped this period, the change applies from the next one.
- * @param cents whole cents, 0 ≤ cents ≤ MAX_BUDGET_CENTS (numbers or digit strings).
+ * @param cents whole cents, 0 ≤ cents ≤ MAX_BUDGET_CENTS (see parseBudgetCents).
  * @returns the new budget in cents.
- * @throws ValidationError for anything else, NotFoundError for an unknown user.
+ * @throws NotFoundError for an unknown user.
  */
-export async function setMonthlyBudget(s: Services, userId: number, cents: unknown): Promise<number> {
-  const value = typeof cents === 'string' && /^\s*\d{1,15}\s*$/.test(cents) ? Number(cents) : cents;
+export async function setMonthlyBudget(s: Services, userId: number, cents: Cents): Promise<Cents> {
+  if (!(await updateBudget(s.database.db, userId, cents, s.clock.now())))
+    throw new NotFoundError('User not found', 'users');
+  return cents;
+}
+
+/**
+ * A monthly budget as sent (a number, or a string of digits with surrounding white space): whole
+ * cents, 0 ≤ cents ≤ MAX_BUDGET_CENTS.
+ * @throws ValidationError for anything else.
+ */
+export function parseBudgetCents(raw: unknown): Cents {
+  const value = typeof raw === 'string' && /^\s*\d{1,15}\s*$/.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_BUDGET_CENTS) {
     throw new ValidationError(
       `The monthly budget must be a whole number of cents from 0 to ${MAX_BUDGET_CENTS}`,
       'users',
     );
   }
-  if (!(await updateBudget(s.database.db, userId, value, s.clock.now())))
-    throw new NotFoundError('User not found', 'users');
   return value;
 }
 

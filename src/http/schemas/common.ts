@@ -1,20 +1,21 @@
 /**
- * Building blocks of the route schemas (docs/adr/0013-openapi.md): media types as they are served,
- * response objects with their headers, the error responses every API route shares, request bodies
- * in JSON and form encoding, security requirements, and `documented()`, which attaches a schema to
- * a route WITHOUT changing its behaviour:
- * - input (params, querystring, body) is never validated or coerced by Ajv: the domain code
- *   validates, because the spec wants distinct error codes (invalid_parameters, validation,
- *   invalid_request) and lenient parsing (flags in any case, repeated parameters, unknown ones
- *   ignored); the route's validatorCompiler accepts everything unchanged;
- * - responses are serialized with JSON.stringify (Fastify's default without a response schema),
- *   never with fast-json-stringify, which would drop undocumented fields or reorder keys.
+ * Building blocks of the route schemas (docs/adr/0013-openapi.md, 0022): media types as they are
+ * served, response objects with their headers, the error responses every API route shares, request
+ * bodies in JSON and form encoding, security requirements, and `documented()`, which registers a
+ * route's schema for three uses:
+ * - input: properties marked `x-wire` are parsed by the route's compiled validator
+ *   (src/http/schemas/wire.ts) into typed values, with the API's own error codes and messages;
+ * - output: each response is serialized by its schema (fast-json-stringify), exactly the
+ *   representation's properties in its order;
+ * - the OpenAPI document, which shows the schema as written.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { FastifySchema, FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
+import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 import { CONTENT_TYPE, JSONP_TYPE, TEXT_XML_TYPE, type Format } from '../../formats/negotiation.ts';
 import { ref } from './representations.ts';
 import { STATUS as ERROR_STATUS } from '../plugins/errors.ts';
+import { wireValidatorCompiler } from './wire.ts';
+import { WIRE } from '../params.ts';
 
 /** Response media types exactly as the API sends them (src/formats/negotiation.ts, plugins/formats.ts). */
 export const MEDIA = {
@@ -29,21 +30,57 @@ export const MEDIA = {
 /** Request body media types (api-v2.md conventions 5). */
 export const REQUEST_MEDIA = ['application/json', 'application/x-www-form-urlencoded'] as const;
 
-/** Accepts any input unchanged: validation lives in the domain code (see the file comment). */
-export const acceptAll: FastifySchemaCompiler<unknown> = () => () => true;
-/** Serializes like Fastify without a response schema: `JSON.stringify`, every field, in order. */
-export const stringify: FastifySerializerCompiler<unknown> = () => (data: unknown) => JSON.stringify(data);
+/** The route config `documented()` adds: @fastify/swagger's per-route transform (see below). */
+export interface DocumentedConfig {
+  swaggerTransform: (arg: { schema: FastifySchema; url: string }) => { schema: FastifySchema; url: string };
+}
 
-/** The options to spread into a route registration: its schema plus the no-op compilers. */
+/** The options to spread into a route registration: its schema, the input compiler and the config. */
 export interface DocumentedRoute {
   schema: FastifySchema;
   validatorCompiler: FastifySchemaCompiler<unknown>;
-  serializerCompiler: FastifySerializerCompiler<unknown>;
+  /** input errors wait in `request.validationError` until the handler calls `parsed(request)` */
+  attachValidation: true;
+  config: DocumentedConfig;
 }
 
-/** Route options documenting `schema` without validating input or shaping output. */
+/**
+ * The schema Fastify compiles: `schema` with every response `content` entry whose media type
+ * carries parameters (`application/json;charset=utf-8`) also under the bare media type
+ * (`application/json`), the key Fastify looks a reply's serializer up by. The compiled serializer
+ * (fast-json-stringify, Fastify's default serializerCompiler) writes exactly the schema's
+ * properties in the schema's order; optional ones when present.
+ */
+function serializable(schema: FastifySchema): FastifySchema {
+  const responses = schema.response as Record<string, { content?: Record<string, unknown> }> | undefined;
+  if (!responses) return schema;
+  const response: Record<string, unknown> = {};
+  for (const [status, r] of Object.entries(responses)) {
+    if (!r.content) {
+      response[status] = r;
+      continue;
+    }
+    const content: Record<string, unknown> = { ...r.content };
+    for (const [media, entry] of Object.entries(r.content)) {
+      const bare = media.split(';', 1)[0]!;
+      if (!(bare in content)) content[bare] = entry;
+    }
+    response[status] = { ...r, content };
+  }
+  return { ...schema, response };
+}
+
+/**
+ * Route options for `schema`: responses are serialized by their schema (see serializable); the
+ * OpenAPI document shows `schema` as written (the route's `swaggerTransform`).
+ */
 export function documented(schema: FastifySchema): DocumentedRoute {
-  return { schema, validatorCompiler: acceptAll, serializerCompiler: stringify };
+  return {
+    schema: serializable(schema),
+    validatorCompiler: wireValidatorCompiler,
+    attachValidation: true,
+    config: { swaggerTransform: ({ url }) => ({ schema, url }) },
+  };
 }
 
 /** A response header, as @fastify/swagger reads it (`description` becomes the header's). */
@@ -190,12 +227,21 @@ export const JSONP_PARAM = {
 /** Query parameters of paged lists (DECISIONS.md "Pagination and `full`", docs/api.md "Lists"). */
 export const LIST_PARAMS = {
   count: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 100, default: 30, description: 'items per page, 1–100 (default 30)' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 30,
+      description: 'items per page, 1–100 (default 30; empty `count=` too)',
+      'x-wire': WIRE.count,
+    }),
   ),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'page, from 1' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'page, from 1', 'x-wire': WIRE.page })),
   full: Type.Optional(
     Type.String({
-      description: 'bare flag (`?full`) or `1|true|full`; `0|false` off: owners (and the thing in a Tip) in full',
+      description:
+        'bare flag (`?full`) or `1|true|full` in any case; `0|false` off: owners (and the thing in a Tip) in full',
+      default: 'false',
+      'x-wire': WIRE.full,
     }),
   ),
 };
@@ -217,9 +263,22 @@ export const params = (props: Record<string, TSchema>) => Type.Object(props);
 export const stringHeader = (description: string) => header(description, Type.String());
 /** Path parameter `username`. */
 export const USERNAME = { username: Type.String({ description: 'a username' }) };
-/** Path parameter `id` of a thing (a non-numeric id is the domain's 404, not a schema error). */
-export const THING_ID = { id: Type.String({ description: 'a thing id (positive integer)', pattern: '^[0-9]+$' }) };
+/**
+ * Path parameter `id` of a thing; one that is not an id → 404 `not_found` "Thing not found", whose
+ * `error_uri` points at the docs section of the resource (`wire`: WIRE.thingId, tipThingId, …).
+ */
+export const thingIdParam = (wire: string = WIRE.thingId) => ({
+  id: Type.String({ description: 'a thing id (positive integer)', pattern: '^[0-9]+$', 'x-wire': wire }),
+});
 
 /** Note on the format suffix, appended to descriptions of routes with XML or feeds. */
 export const SUFFIX_NOTE =
   'Format: `Accept` header or a suffix on the path (`.json`, `.xml`, and `.as`/`.atom` for feeds); any other format → 406 `not_acceptable`.';
+
+/** `route` (from documented()) with more route config (`formats`, `xmlRoot`, …) beside its own. */
+export function withConfig<C extends object>(
+  route: DocumentedRoute,
+  config: C,
+): Omit<DocumentedRoute, 'config'> & { config: DocumentedConfig & C } {
+  return { ...route, config: { ...route.config, ...config } };
+}

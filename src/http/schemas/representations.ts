@@ -1,19 +1,26 @@
 /**
- * The spec's representations as TypeBox (JSON Schema) definitions, for the OpenAPI document only
- * (api-v2.md "Resources and their fields", "Other response bodies", "Errors"; DECISIONS.md "Wire
- * format"; docs/api.md). They mirror src/http/presenters.ts and never validate or serialize a live
- * request or response (docs/adr/0013-openapi.md): test/integration/openapi.test.ts checks real
- * responses against them so the document cannot drift from the wire format.
+ * The spec's representations as TypeBox (JSON Schema) definitions (api-v2.md "Resources and their
+ * fields", "Other response bodies", "Errors"; DECISIONS.md "Wire format"; docs/api.md). They are
+ * the presenters' return types (`Static<typeof Thing>`, src/http/presenters.ts), the response
+ * schemas Fastify compiles into serializers (fast-json-stringify writes exactly these properties,
+ * in this order), and the OpenAPI document's components (docs/adr/0013-openapi.md, 0022);
+ * test/integration/openapi.test.ts checks real responses against them.
  *
  * Each schema has an `$id` (its name in `components.schemas`); schemas refer to each other with
  * `ref(name)` (`{$ref: "<Name>#"}`), which @fastify/swagger turns into `#/components/schemas/<Name>`.
  * Objects are closed (`additionalProperties: false`): a field added to a presenter without its
  * documentation fails the drift test. Units: money in cents, times in Unix seconds.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
-/** A reference to a named representation: `{$ref: "<name>#"}`. */
-export function ref(name: string): TSchema {
+/**
+ * A reference to a named representation: `{$ref: "<$id>#"}`; given the schema itself, the
+ * reference has the schema's static type.
+ */
+export function ref<T extends TSchema>(schema: T): TUnsafe<Static<T>>;
+export function ref(name: string): TSchema;
+export function ref(target: string | TSchema): TSchema {
+  const name = typeof target === 'string' ? target : (target.$id as string);
   return Type.Unsafe({ $ref: `${name}#` });
 }
 
@@ -107,7 +114,7 @@ export const Thing = Type.Object(
     url: Url('the URL the thing stands for'),
     language: Type.String({ description: 'language id `xx_YY` (see Language)' }),
     category: Type.String({ description: 'category id (see Category)' }),
-    owner: ref('Owner'),
+    owner: ref(Owner),
     hidden: Type.Boolean(),
     image: Type.String({ description: 'image URL; may be empty' }),
     created_at: Unix('registration time'),
@@ -146,7 +153,7 @@ export const ThingShort = Type.Object(
     title: Type.String(),
     image: Type.String(),
     tips: Type.Integer(),
-    owner: ref('Owner'),
+    owner: ref(Owner),
   },
   { $id: 'ThingShort', title: 'Thing (short representation)', ...closed },
 );
@@ -155,8 +162,8 @@ export const ThingShort = Type.Object(
 export const Tip = Type.Object(
   {
     type: Type.Literal('tip'),
-    thing: Type.Union([ref('ThingShort'), ref('Thing')], { description: 'short thing; the full thing with `full`' }),
-    owner: Type.Union([ref('UserSummary'), ref('User')], {
+    thing: Type.Union([ref(ThingShort), ref(Thing)], { description: 'short thing; the full thing with `full`' }),
+    owner: Type.Union([ref(UserSummary), ref(User)], {
       description: 'the tipper: User summary; the full User with `full`',
     }),
     created_at: Unix('when the tip was given'),
@@ -171,7 +178,7 @@ export const Subscription = Type.Object(
     active: Type.Boolean({ description: 'false while paused' }),
     created_at: Unix('when subscribed'),
     started_at: Unix('when (re)started'),
-    thing: ref('Thing'),
+    thing: ref(Thing),
   },
   { $id: 'Subscription', title: 'Subscription', ...closed },
 );
@@ -197,7 +204,7 @@ export const SearchResult = Type.Object(
     total_items: Type.Integer({ description: 'matches over all pages' }),
     items: Type.Integer({ description: 'things on this page' }),
     page: Type.Integer({ description: 'the page, from 1' }),
-    things: Type.Array(ref('Thing')),
+    things: Type.Array(ref(Thing)),
   },
   { $id: 'SearchResult', title: 'Search result', ...closed },
 );
@@ -246,7 +253,7 @@ export const Creation = Type.Object(
 
 /** Tip or subscribe confirmation `{message, description, thing}` (confirmation thing). */
 export const Confirmation = Type.Object(
-  { message: Type.Literal('ok'), description: Type.String(), thing: ref('ThingConfirmation') },
+  { message: Type.Literal('ok'), description: Type.String(), thing: ref(ThingConfirmation) },
   { $id: 'Confirmation', title: 'Tip or subscription confirmation', ...closed },
 );
 

@@ -89,7 +89,9 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
    * tip it, a Tip button. Unknown or deleted thing → 404 page.
    */
   app.get<{ Params: { id: string } }>('/thing/:id', async (request, reply) => {
-    const thing = await getThing(s, pageId(request.params.id) ?? -1);
+    const id = pageId(request.params.id);
+    if (id === undefined) throw new NotFoundError('Thing not found', 'things');
+    const thing = await getThing(s, id);
     return renderThing(request, reply, thing, { notice: noticeOf(request) });
   });
 

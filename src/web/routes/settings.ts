@@ -4,9 +4,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
-import { getMoneySummary, setMonthlyBudget } from '../../domain/money/account.ts';
+import { getMoneySummary, parseBudgetCents, setMonthlyBudget } from '../../domain/money/account.ts';
 import { MAX_BUDGET_CENTS } from '../../domain/money/means.ts';
-import { getUserById, updateProfile } from '../../domain/users.ts';
+import { getUserById, parseProfile, updateProfile } from '../../domain/users.ts';
 import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
 
@@ -50,7 +50,7 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
     const input: Record<string, unknown> = { hideTips: field(form, 'hide_tips') !== '' ? 'true' : 'false' };
     for (const f of PROFILE_FIELDS) input[f] = field(form, f);
     try {
-      await updateProfile(s, request.webSession.userId, input);
+      await updateProfile(s, request.webSession.userId, parseProfile(input));
     } catch (err) {
       if (err instanceof DomainError && err.code === 'validation') {
         return render(
@@ -85,7 +85,8 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
   app.post('/settings/budget', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply, '/settings');
     try {
-      await setMonthlyBudget(s, request.webSession.userId, field(formOf(request), 'budget_cents'));
+      const cents = parseBudgetCents(field(formOf(request), 'budget_cents'));
+      await setMonthlyBudget(s, request.webSession.userId, cents);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'validation')
         return render(request, reply, request.webSession.userId, { error: err.message }, 400);

@@ -5,19 +5,15 @@
  * `invalid_parameters`. The newest 100 items, not paged.
  */
 import type { FastifyInstance } from 'fastify';
-import {
-  listOwnActivities,
-  listUserActivities,
-  parseActivityType,
-  type ActivityDirection,
-} from '../../../domain/activities.ts';
+import { listOwnActivities, listUserActivities, type ActivityDirection } from '../../../domain/activities.ts';
 import { ACTIVITY_FORMATS } from '../../../formats/negotiation.ts';
 import { profilePage } from '../../../formats/activitystreams.ts';
 import { requireToken } from '../../plugins/authenticate.ts';
-import type { Query } from '../../params.ts';
+import { parsed } from '../../schemas/wire.ts';
 import type { RouteContext } from '../../context.ts';
 import { activityItems, sendFeed, userAuthor, type FeedDescription } from '../../feeds.ts';
 import * as docs from './schemas.ts';
+import { withConfig } from '../../schemas/common.ts';
 
 export function activityRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
@@ -35,21 +31,25 @@ export function activityRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * GET /users/:username/activities — public. 404 `not_found` for an unknown user. Hidden things
    * appear only when the caller (token) owns them.
    */
-  app.get<{ Params: { username: string }; Querystring: Query }>(
+  app.get<{ Params: { username: string }; Querystring: { type: ActivityDirection } }>(
     '/users/:username/activities',
-    { ...docs.userActivities, config },
+    withConfig(docs.userActivities, config),
     async (request, reply) => {
-      const direction = parseActivityType(request.query.type);
+      const direction = parsed(request).query.type;
       const { user, activities } = await listUserActivities(s, request.params.username, request.principal, direction);
       return sendFeed(ctx, request, reply, activityItems(activities), describe(user.username, direction));
     },
   );
 
   /** GET /user/activities — the caller's activities (token, any scope; else 401 `unauthorized`). */
-  app.get<{ Querystring: Query }>('/user/activities', { ...docs.ownActivities, config }, async (request, reply) => {
-    const principal = requireToken(request);
-    const direction = parseActivityType(request.query.type);
-    const activities = await listOwnActivities(s, principal, direction);
-    return sendFeed(ctx, request, reply, activityItems(activities), describe(principal.username, direction));
-  });
+  app.get<{ Querystring: { type: ActivityDirection } }>(
+    '/user/activities',
+    withConfig(docs.ownActivities, config),
+    async (request, reply) => {
+      const principal = requireToken(request);
+      const direction = parsed(request).query.type;
+      const activities = await listOwnActivities(s, principal, direction);
+      return sendFeed(ctx, request, reply, activityItems(activities), describe(principal.username, direction));
+    },
+  );
 }

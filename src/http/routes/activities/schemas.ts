@@ -11,13 +11,16 @@ import {
   USERNAME,
 } from '../../schemas/common.ts';
 import { ACTIVITY_FORMATS } from '../../../formats/negotiation.ts';
+import { defineWire } from '../../schemas/wire.ts';
+import { parseActivityType } from '../../../domain/activities.ts';
 
 const query = Type.Object({
   type: Type.Optional(
     Type.Union([Type.Literal('outgoing'), Type.Literal('incoming')], {
       default: 'outgoing',
       description:
-        '`outgoing` (what the user did, default) or `incoming` (what others did to their things); else 400 `invalid_parameters`',
+        '`outgoing` (what the user did, default) or `incoming` (what others did to their things), in any case; else 400 `invalid_parameters`',
+      'x-wire': defineWire('activity.type', parseActivityType),
     }),
   ),
   ...JSONP_PARAM,

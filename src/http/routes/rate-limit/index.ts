@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { subjectOf } from '../../../ratelimit/limiter.ts';
 import { httpDate } from '../../../ratelimit/window.ts';
 import * as docs from './schemas.ts';
+import { withConfig } from '../../schemas/common.ts';
 
 /** The rate-limit body: the caller's current window. `remaining_hits + current_hits = hourly_limit`. */
 export interface RateLimitBody {
@@ -24,7 +25,7 @@ export function rateLimitRoutes(app: FastifyInstance): void {
    */
   app.get(
     '/rate_limit',
-    { ...docs.getRateLimit, config: { rateLimit: false, xmlRoot: 'rate_limit' } },
+    withConfig(docs.getRateLimit, { rateLimit: false, xmlRoot: 'rate_limit' }),
     async (request): Promise<RateLimitBody> => {
       const status = await app.rateLimiter.peek(subjectOf(request.principal, request.ip));
       return {

@@ -2,10 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import { CATEGORIES, LANGUAGES } from '../../../domain/reference.ts';
 import * as docs from './schemas.ts';
+import { withConfig } from '../../schemas/common.ts';
 
 export function referenceRoutes(app: FastifyInstance): void {
   /** GET /categories — the seven categories `{id, name}` in the spec's order. */
-  app.get('/categories', { ...docs.listCategories, config: { xmlRoot: 'categories' } }, async () => CATEGORIES);
+  app.get('/categories', withConfig(docs.listCategories, { xmlRoot: 'categories' }), async () => CATEGORIES);
   /** GET /languages — the 44 languages `{id, text}`, English first. */
-  app.get('/languages', { ...docs.listLanguages, config: { xmlRoot: 'languages' } }, async () => LANGUAGES);
+  app.get('/languages', withConfig(docs.listLanguages, { xmlRoot: 'languages' }), async () => LANGUAGES);
 }

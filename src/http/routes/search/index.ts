@@ -5,10 +5,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { CONTENT_TYPE } from '../../../formats/negotiation.ts';
-import { parseFull, parsePage, type Query } from '../../params.ts';
+import { pageOf, type ListQuery } from '../../params.ts';
+import type { SearchParameters } from '../../../domain/search/index.ts';
+import { parsed } from '../../schemas/wire.ts';
 import { presentThingsFor, type RouteContext } from '../../context.ts';
 import { presentSearchResult } from '../../presenters.ts';
 import * as docs from './schemas.ts';
+import { withConfig } from '../../schemas/common.ts';
 
 export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
   /**
@@ -18,15 +21,16 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * 400 `invalid_parameters` for a malformed tags expression, an unknown language, category, user
    * or sort, a bad url, count or page (see src/domain/search).
    */
-  app.get<{ Querystring: Query }>(
+  app.get<{ Querystring: ListQuery & SearchParameters }>(
     '/things/search',
-    { ...docs.searchThings, config: { xmlRoot: 'search' } },
+    withConfig(docs.searchThings, { xmlRoot: 'search' }),
     async (request, reply) => {
-      const page = parsePage(request.query);
-      const full = parseFull(request.query);
+      const { query } = parsed(request);
+      const page = pageOf(query);
+      const full = query.full;
       const search = ctx.services.search;
       if (!search) throw new Error('the search module is not configured');
-      const answer = await search.find(request.query, page, request.principal, { full });
+      const answer = await search.find(query, page, request.principal, { full });
       if (answer.keptJson !== undefined) {
         // The bytes go out as they are for JSON; XML and JSONP are made from the JSON text (formats plugin).
         const plainJson = request.format === 'json' && request.jsonp === undefined;
@@ -35,8 +39,8 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
       const things = await answer.things();
       const body = presentSearchResult(answer.total, page.page, await presentThingsFor(ctx, request, things, full));
       if (!answer.canKeepJson) return body;
-      // API answers are plain JSON.stringify (src/http/schemas/common.ts `stringify`), so this is the
-      // same body Fastify would send.
+      // JSON.stringify writes the same bytes as the route's compiled serializer: the SearchResult
+      // schema is exact (src/http/schemas/representations.ts).
       const json = JSON.stringify(body);
       answer.keepJson(json);
       return reply.type(CONTENT_TYPE.json).send(json);

@@ -7,10 +7,12 @@ import type { FastifyInstance } from 'fastify';
 import { listSubscriptions, subscribe, toggleSubscription, unsubscribe } from '../../../domain/subscriptions.ts';
 import { viewerState } from '../../../domain/things.ts';
 import { requireScope } from '../../plugins/authenticate.ts';
-import { parseId } from '../../params.ts';
+import { parsed } from '../../schemas/wire.ts';
+import type { ThingId } from '../../../domain/records.ts';
 import type { RouteContext } from '../../context.ts';
 import { presentSubscription, presentThingConfirmation } from '../../presenters.ts';
 import * as docs from './schemas.ts';
+import { withConfig } from '../../schemas/common.ts';
 
 export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): void {
   const s = ctx.services;
@@ -19,20 +21,16 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
    * GET /user/subscriptions — the caller's subscriptions (active and paused), newest first, not
    * paged: array of Subscription `{type, active, created_at, started_at, thing}`.
    */
-  app.get(
-    '/user/subscriptions',
-    { ...docs.listSubscriptions, config: { xmlRoot: 'subscriptions' } },
-    async (request) => {
-      const principal = requireScope(request, 'tip');
-      const subs = await listSubscriptions(s, principal);
-      const viewer = await viewerState(
-        s,
-        principal,
-        subs.map((x) => x.thing),
-      );
-      return subs.map((x) => presentSubscription(ctx.urls, x.subscription, x.thing, viewer));
-    },
-  );
+  app.get('/user/subscriptions', withConfig(docs.listSubscriptions, { xmlRoot: 'subscriptions' }), async (request) => {
+    const principal = requireScope(request, 'tip');
+    const subs = await listSubscriptions(s, principal);
+    const viewer = await viewerState(
+      s,
+      principal,
+      subs.map((x) => x.thing),
+    );
+    return subs.map((x) => presentSubscription(ctx.urls, x.subscription, x.thing, viewer));
+  });
 
   /**
    * POST /things/:id/subscriptions — subscribes and tips the thing for the current period unless
@@ -40,9 +38,9 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
    * `{message: "ok", description: "Successfully subscribed to Thing", thing}` (8-field thing).
    * Errors: 404 `not_found`, 403 `thing_owner`, 403 `subscribed`.
    */
-  app.post<{ Params: { id: string } }>('/things/:id/subscriptions', docs.subscribe, async (request) => {
+  app.post<{ Params: { id: ThingId } }>('/things/:id/subscriptions', docs.subscribe, async (request) => {
     const principal = requireScope(request, 'tip');
-    const { thing } = await subscribe(s, principal, parseId(request.params.id) ?? -1);
+    const { thing } = await subscribe(s, principal, parsed(request).params.id);
     return {
       message: 'ok',
       description: 'Successfully subscribed to Thing',
@@ -55,18 +53,18 @@ export function subscriptionRoutes(app: FastifyInstance, ctx: RouteContext): voi
    * "Subscription paused"}`; paused → `{message: "started", description: "Subscription started"}`.
    * 404 `not_found` without such a thing or subscription. The body is ignored.
    */
-  app.put<{ Params: { id: string } }>('/things/:id/subscriptions', docs.toggleSubscription, async (request) => {
+  app.put<{ Params: { id: ThingId } }>('/things/:id/subscriptions', docs.toggleSubscription, async (request) => {
     const principal = requireScope(request, 'tip');
-    const state = await toggleSubscription(s, principal, parseId(request.params.id) ?? -1);
+    const state = await toggleSubscription(s, principal, parsed(request).params.id);
     return state === 'paused'
       ? { message: 'paused', description: 'Subscription paused' }
       : { message: 'started', description: 'Subscription started' };
   });
 
   /** DELETE /things/:id/subscriptions — 204, empty body; 404 `not_found` without a subscription. */
-  app.delete<{ Params: { id: string } }>('/things/:id/subscriptions', docs.unsubscribe, async (request, reply) => {
+  app.delete<{ Params: { id: ThingId } }>('/things/:id/subscriptions', docs.unsubscribe, async (request, reply) => {
     const principal = requireScope(request, 'tip');
-    await unsubscribe(s, principal, parseId(request.params.id) ?? -1);
+    await unsubscribe(s, principal, parsed(request).params.id);
     return reply.code(204).send();
   });
 }

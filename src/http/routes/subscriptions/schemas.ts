@@ -8,9 +8,10 @@ import {
   params,
   response,
   SUFFIX_NOTE,
-  THING_ID,
+  thingIdParam,
   token,
 } from '../../schemas/common.ts';
+import { WIRE } from '../../params.ts';
 import { ref } from '../../schemas/representations.ts';
 
 /** GET /user/subscriptions */
@@ -34,7 +35,7 @@ export const subscribe = documented({
     'docs/api.md "Subscriptions"). 403 `thing_owner` for your own thing, 403 `subscribed` when already subscribed.',
   tags: ['subscriptions'],
   security: token('tip'),
-  params: params(THING_ID),
+  params: params(thingIdParam(WIRE.subscriptionThingId)),
   querystring: Type.Object(JSONP_PARAM),
   response: {
     200: response('`{message: "ok", description, thing}` with the confirmation thing', ref('Confirmation')),
@@ -49,7 +50,7 @@ export const toggleSubscription = documented({
     'Scope `tip`. Toggles: active → `{message: "paused"}`, paused → `{message: "started"}` (api-v2.md "States and transitions"). The body is ignored.',
   tags: ['subscriptions'],
   security: token('tip'),
-  params: params(THING_ID),
+  params: params(thingIdParam(WIRE.subscriptionThingId)),
   querystring: Type.Object(JSONP_PARAM),
   response: {
     200: response('Message body, message `started` or `paused`', ref('Message')),
@@ -64,7 +65,7 @@ export const unsubscribe = documented({
     'Scope `tip`. 204 with an empty body; 404 `not_found` without a subscription (api-v2.md "Endpoints / Subscriptions").',
   tags: ['subscriptions'],
   security: token('tip'),
-  params: params(THING_ID),
+  params: params(thingIdParam(WIRE.subscriptionThingId)),
   querystring: Type.Object(JSONP_PARAM),
   response: { 204: noContent('Unsubscribed'), ...errors(['insufficient_scope', 'not_found']) },
 });

@@ -1,7 +1,9 @@
 /**
  * Route schemas of the things endpoints (api-v2.md "Endpoints / Things", DECISIONS.md "Things",
- * docs/api.md "Things", "Lists"; docs/adr/0013-openapi.md). Documentation only: input is checked
- * by src/domain/things.ts.
+ * docs/api.md "Things", "Lists"; docs/adr/0013-openapi.md, 0022). Properties marked `x-wire` are
+ * parsed at the edge (src/http/schemas/wire.ts) by the parsers registered here: the thing-field
+ * rules of src/domain/thing-input.ts (400 `validation`), the lookup `url` (400
+ * `invalid_parameters` when missing) and the path ids of src/http/params.ts.
  */
 import { Type } from '@sinclair/typebox';
 import {
@@ -21,6 +23,40 @@ import {
 } from '../../schemas/common.ts';
 import { ref } from '../../schemas/representations.ts';
 import { FEED_LIST_FORMATS } from '../../../formats/negotiation.ts';
+import { defineWire } from '../../schemas/wire.ts';
+import { WIRE } from '../../params.ts';
+import { single } from '../../../domain/input.ts';
+import { InvalidParametersError } from '../../../domain/errors.ts';
+import {
+  parseCategory,
+  parseDescription,
+  parseHidden,
+  parseLanguage,
+  parseNewThingUrl,
+  parseTags,
+  parseTitle,
+  parseUnchangedUrl,
+} from '../../../domain/thing-input.ts';
+
+/** The `url` of a lookup: a non-blank string (first of repeated ones). @throws InvalidParametersError */
+export function parseLookupUrl(raw: unknown): string {
+  const v = single(raw);
+  if (typeof v !== 'string' || v.trim() === '')
+    throw new InvalidParametersError('The url parameter is required', 'things');
+  return v;
+}
+
+const W = {
+  newUrl: defineWire('thing.url', parseNewThingUrl),
+  unchangedUrl: defineWire('thing.unchangedUrl', parseUnchangedUrl),
+  title: defineWire('thing.title', parseTitle),
+  description: defineWire('thing.description', parseDescription),
+  category: defineWire('thing.category', parseCategory),
+  language: defineWire('thing.language', parseLanguage),
+  tags: defineWire('thing.tags', parseTags),
+  hidden: defineWire('thing.hidden', parseHidden),
+  lookupUrl: defineWire('lookup.url', parseLookupUrl),
+};
 
 const listQuery = Type.Object({ ...LIST_PARAMS, ...JSONP_PARAM });
 const thingsList = response(
@@ -32,26 +68,34 @@ const thingsList = response(
   },
 );
 const IDS = {
-  ids: Type.String({ description: 'a thing id, or up to 100 comma-separated ids (`1,2,3`)', pattern: '^[0-9,]+$' }),
+  ids: Type.String({
+    description: 'a thing id, or up to 100 comma-separated ids (`1,2,3`)',
+    pattern: '^[0-9,]+$',
+    'x-wire': WIRE.thingIds,
+  }),
 };
-const ONE_ID = { ids: Type.String({ description: 'a thing id (positive integer)', pattern: '^[0-9]+$' }) };
+const ONE_ID = {
+  ids: Type.String({ description: 'a thing id (positive integer)', pattern: '^[0-9]+$', 'x-wire': WIRE.thingId }),
+};
 
 /** Fields of a thing accepted on create (docs/api.md "Things"); on update the same but `url`. */
 const thingFields = {
-  title: Type.Optional(Type.String({ maxLength: 100 })),
-  description: Type.Optional(Type.String({ maxLength: 1000 })),
-  category: Type.Optional(Type.String({ description: 'a category id (default `rest`)' })),
-  language: Type.Optional(Type.String({ description: 'a language id (default `en_GB`)' })),
+  title: Type.Optional(Type.String({ maxLength: 100, 'x-wire': W.title })),
+  description: Type.Optional(Type.String({ maxLength: 1000, 'x-wire': W.description })),
+  category: Type.Optional(Type.String({ description: 'a category id (default `rest`)', 'x-wire': W.category })),
+  language: Type.Optional(Type.String({ description: 'a language id (default `en_GB`)', 'x-wire': W.language })),
   tags: Type.Optional(
     Type.Union([Type.String({ description: 'comma-separated' }), Type.Array(Type.String({ description: 'one tag' }))], {
       description:
         'at most 50 tags of at most 64 characters, trimmed; empty ones and case-insensitive duplicates dropped. ' +
         'A tag holding white space or one of `& | ! ( ) ,` → 400 `validation` naming it (no tags search could find it)',
+      'x-wire': W.tags,
     }),
   ),
   hidden: Type.Optional(
     Type.Union([Type.Boolean(), Type.String()], {
       description: 'a boolean, or `true|false|1|0` in any case (default false)',
+      'x-wire': W.hidden,
     }),
   ),
 };
@@ -89,7 +133,7 @@ export const lookupThing = documented({
   tags: ['things'],
   security: PUBLIC,
   querystring: Type.Object({
-    url: Type.String({ description: 'the URL (URL-encoded); may be an auto-submit URL' }),
+    url: Type.String({ description: 'the URL (URL-encoded); may be an auto-submit URL', 'x-wire': W.lookupUrl }),
     ...JSONP_PARAM,
   }),
   response: {
@@ -131,7 +175,7 @@ export const createThing = documented({
     'docs/api.md "Things"). 201 with the creation body; `link` is the API address. Invalid fields → 400 `validation`.',
   tags: ['things'],
   security: token('thing'),
-  ...formBody(Type.Object({ url: Type.String({ maxLength: 2048 }), ...thingFields })),
+  ...formBody(Type.Object({ url: Type.String({ maxLength: 2048, 'x-wire': W.newUrl }), ...thingFields })),
   querystring: Type.Object(JSONP_PARAM),
   response: {
     201: response('Created', ref('Creation')),
@@ -140,7 +184,12 @@ export const createThing = documented({
 });
 
 const updateBody = Type.Object({
-  url: Type.Optional(Type.String({ description: 'ignored when equal to the current URL; another → 400 `validation`' })),
+  url: Type.Optional(
+    Type.String({
+      description: 'ignored when equal to the current URL; another → 400 `validation`',
+      'x-wire': W.unchangedUrl,
+    }),
+  ),
   ...thingFields,
 });
 const updateErrors = errors(['invalid_request', 'validation', 'insufficient_scope', 'forbidden', 'not_found']);

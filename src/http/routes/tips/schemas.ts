@@ -10,12 +10,29 @@ import {
   params,
   response,
   SUFFIX_NOTE,
-  THING_ID,
+  thingIdParam,
   token,
   USERNAME,
 } from '../../schemas/common.ts';
 import { ref } from '../../schemas/representations.ts';
 import { FEED_LIST_FORMATS } from '../../../formats/negotiation.ts';
+import { WIRE } from '../../params.ts';
+import { defineWire } from '../../schemas/wire.ts';
+import { single } from '../../../domain/input.ts';
+import { InvalidRequestError } from '../../../domain/errors.ts';
+import { parseHttpUrl } from '../../../domain/urls.ts';
+
+/**
+ * The `url` of `POST /tip`: an absolute http(s) URL (first of repeated ones), untrimmed as sent.
+ * @throws InvalidRequestError
+ */
+export function parseTipUrl(raw: unknown): string {
+  const v = single(raw);
+  if (typeof v !== 'string' || !parseHttpUrl(v.trim()))
+    throw new InvalidRequestError('The url parameter must be an absolute http or https URL', 'tips');
+  return v;
+}
+const TIP_URL = defineWire('tip.url', parseTipUrl);
 
 const listQuery = Type.Object({ ...LIST_PARAMS, ...JSONP_PARAM });
 const tipsList = response(
@@ -60,7 +77,7 @@ export const listThingTips = documented({
     `Paged, newest first. ${SUFFIX_NOTE}`,
   tags: ['tips'],
   security: token(),
-  params: params(THING_ID),
+  params: params(thingIdParam()),
   querystring: listQuery,
   response: { 200: tipsList, ...errors(['not_found']) },
 });
@@ -73,7 +90,7 @@ export const tipThing = documented({
     '(403 `tip_owner`), you have means (401 `no_means`), not tipped this period (403 `tip_once`) (api-v2.md "Endpoints / Tips", docs/api.md "Tips").',
   tags: ['tips'],
   security: token('tip'),
-  params: params(THING_ID),
+  params: params(thingIdParam(WIRE.tipThingId)),
   querystring: Type.Object(JSONP_PARAM),
   response: { 200: confirmation, ...tipErrors },
 });
@@ -87,7 +104,7 @@ export const tipUrl = documented({
     '`rel="payment"` (api-v2.md "Endpoints / Tips", docs/api.md "Tips", "Discovery"). Another URL → 404; a missing or malformed one → 400 `invalid_request`.',
   tags: ['tips'],
   security: token('tip'),
-  ...formBody(Type.Object({ url: Type.String({ description: 'a tippable URL' }) })),
+  ...formBody(Type.Object({ url: Type.String({ description: 'a tippable URL', 'x-wire': TIP_URL }) })),
   querystring: Type.Object(JSONP_PARAM),
   response: {
     200: confirmation,

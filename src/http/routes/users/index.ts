@@ -1,12 +1,10 @@
 /** Users endpoints (api-v2.md "Endpoints / Users"). */
 import type { FastifyInstance } from 'fastify';
-import { getUser } from '../../../domain/users.ts';
+import { getOwnUser, getUser } from '../../../domain/users.ts';
 import { getBudget } from '../../../domain/money/account.ts';
 import { requireToken } from '../../plugins/authenticate.ts';
 import { presentUser } from '../../presenters.ts';
 import type { RouteContext } from '../../context.ts';
-import { findUserById } from '../../../db/repositories/users.ts';
-import { NotFoundError } from '../../../domain/errors.ts';
 import * as docs from './schemas.ts';
 
 export function userRoutes(app: FastifyInstance, ctx: RouteContext): void {
@@ -21,8 +19,7 @@ export function userRoutes(app: FastifyInstance, ctx: RouteContext): void {
    */
   app.get('/user', docs.getOwnUser, async (request) => {
     const principal = requireToken(request);
-    const user = await findUserById(ctx.services.database.db, principal.userId);
-    if (!user) throw new NotFoundError('User not found', 'users');
+    const user = await getOwnUser(ctx.services, principal);
     if (!principal.scopes.has('extendedread')) return presentUser(ctx.urls, user);
     return presentUser(ctx.urls, user, await getBudget(ctx.services, user.id));
   });
