@@ -95,8 +95,9 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
         description:
           'The micro-tipping REST API (api-v2.md) and its OAuth 2 endpoints. Money is in cents, times in Unix seconds. ' +
           `Wire-format decisions: [${opts.publicUrl}/docs/api](${opts.publicUrl}/docs/api). ` +
-          'Input is validated by the service itself (errors `invalid_parameters`, `validation`, `invalid_request`), not by these schemas: ' +
-          'parameter types below describe what is accepted. The API is in beta: breaking changes may occur.',
+          'Input is checked against these schemas with the lenient forms the API accepts (flags in any case, a bare `?full`, ' +
+          'an empty `count=`, comma-separated tags); a refused value answers in the error shape (`invalid_parameters`, ' +
+          '`validation`, `invalid_request`, or `not_found` for a path id). The API is in beta: breaking changes may occur.',
       },
       servers: [{ url: opts.publicUrl }],
       externalDocs: { description: 'Wire format and decisions', url: `${opts.publicUrl}/docs/api` },
