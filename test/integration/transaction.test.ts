@@ -136,19 +136,20 @@ describe.each(ENGINES)('inTransaction on %s', (engine) => {
       const stop = onCommit(t.database, (changes) => heard.push([...changes]));
       try {
         // Like requests read from several sockets in one poll phase: each starts its transaction
-        // in its own callback, after the previous callback's microtasks ran.
+        // in its own callback, after the previous callback's microtasks ran. Immediates queued
+        // together run in one check phase (timers could straddle a millisecond and two turns).
         const results = await Promise.all(
           Array.from(
             { length: 12 },
             (_, i) =>
               new Promise<number>((resolve, reject) =>
-                setTimeout(() => {
+                setImmediate(() => {
                   inTransaction(t.database, async (trx) => {
                     await trx.selectFrom('users').select('id').limit(1).execute();
                     recordChange(trx, { kind: 'tip', thingId: 2000 + i });
                     return i;
                   }).then(resolve, reject);
-                }, 0),
+                }),
               ),
           ),
         );
