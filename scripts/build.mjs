@@ -30,6 +30,16 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The file in the output folder that records the hash of the inputs it was built from. */
 export const HASH_FILE = '.source-hash';
 
+/** The entry module's name in `dist/` (`dist/tipjar.js`, run by `bin/tipjar.js`). */
+export const ENTRY = 'tipjar';
+
+/**
+ * Packages left in `node_modules` (imported at run time) rather than bundled: those that cannot
+ * run from another folder (a native addon; files read beside their own code) and pg, which only
+ * the PostgreSQL engine loads, lazily.
+ */
+const EXTERNAL = ['better-sqlite3', 'pg', '@fastify/swagger-ui'];
+
 /** Why a build could not be made or put in place, with the command that would. */
 export class BuildError extends Error {}
 
@@ -99,7 +109,8 @@ export function builtHash(root = ROOT) {
 /**
  * Compiles `<root>/src` into `<root>/dist` (see the file comment) and records the inputs' hash.
  * @param {string} root the project's root folder
- * @returns {Promise<{ modules: number, assets: number, ms: number }>} modules compiled, other files copied, time taken
+ * @returns {Promise<{ modules: number, outputs: number, assets: number, ms: number }>} source and package modules
+ *   bundled, JavaScript files written, other files copied, time taken
  * @throws BuildError when esbuild reports an error (its messages are printed) or the output cannot be written
  */
 export async function build(root = ROOT) {
@@ -107,40 +118,40 @@ export async function build(root = ROOT) {
   const hash = sourceHash(root);
   const src = join(root, 'src');
   const files = filesUnder(src);
-  const modules = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
   const assets = files.filter((f) => !f.endsWith('.ts'));
+  let modules = 0;
+  let outputs = 0;
   const temporary = join(root, `.dist-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     const esbuild = await import('esbuild');
     const result = await esbuild.build({
       absWorkingDir: root,
-      entryPoints: modules.map((f) => join(src, f)),
-      outbase: src,
+      entryPoints: { [ENTRY]: join(src, 'cli', 'main.ts') },
       outdir: temporary,
-      // Bundling only resolves imports; the plugin keeps every module its own file.
+      // One flat folder: the entry, and the chunks its lazy `import()`s load, beside `paths.js`'s code.
+      entryNames: '[name]',
+      chunkNames: 'chunk-[hash]',
       bundle: true,
-      packages: 'external',
+      splitting: true,
+      external: EXTERNAL,
       platform: 'node',
       format: 'esm',
       target: 'node20',
       sourcemap: 'linked',
+      metafile: true,
       logLevel: 'error',
-      plugins: [
-        {
-          name: 'one-file-per-module',
-          setup(b) {
-            b.onResolve({ filter: /^\.\.?\/.*\.ts$/ }, (args) =>
-              args.kind === 'entry-point' ? undefined : { path: args.path.replace(/\.ts$/, '.js'), external: true },
-            );
-          },
-        },
-      ],
+      // Bundled CommonJS packages call `require` for Node's built-ins and for the packages left external.
+      banner: {
+        js: "import { createRequire as __tipjarRequire } from 'node:module'; const require = __tipjarRequire(import.meta.url);",
+      },
     });
     if (result.errors.length) throw new BuildError(`esbuild reported ${result.errors.length} error(s)`);
     for (const asset of assets) {
       mkdirSync(dirname(join(temporary, asset)), { recursive: true });
       cpSync(join(src, asset), join(temporary, asset));
     }
+    modules = Object.keys(result.metafile.inputs).length;
+    outputs = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js')).length;
     writeFileSync(join(temporary, HASH_FILE), `${hash}\n`);
     replaceOutput(root, temporary);
   } catch (err) {
@@ -150,7 +161,7 @@ export async function build(root = ROOT) {
       cause: err,
     });
   }
-  return { modules: modules.length, assets: assets.length, ms: Math.round(performance.now() - started) };
+  return { modules, outputs, assets: assets.length, ms: Math.round(performance.now() - started) };
 }
 
 /**
@@ -200,8 +211,10 @@ export async function ensureBuilt(root = ROOT) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
-    const { modules, assets, ms } = await build();
-    console.log(`built dist/ from src/: ${modules} modules compiled, ${assets} files copied (${ms} ms)`);
+    const { modules, outputs, assets, ms } = await build();
+    console.log(
+      `built dist/ from src/: ${modules} modules bundled into ${outputs} files, ${assets} files copied (${ms} ms)`,
+    );
   } catch (err) {
     console.error(err instanceof BuildError ? err.message : err);
     process.exitCode = 1;
