@@ -1,19 +1,20 @@
 // @ts-check
 /**
- * The build (docs/adr/0021): compiles the TypeScript of `src/` into JavaScript in `dist/` with
- * esbuild, one module per source file in the same tree, so that `tipjar` and `npm start` run plain
- * JavaScript and start without a TypeScript compiler.
+ * The build (docs/adr/0021): bundles the TypeScript of `src/` and the packages it imports into
+ * JavaScript in `dist/` with esbuild, so that `tipjar` and `npm start` run a few large files instead
+ * of resolving, reading and compiling ~150 modules of `src/` and ~1 300 of `node_modules` at every start.
  *
- * - Relative imports of `.ts` modules are rewritten to `.js`; packages stay imports of
- *   `node_modules`; JSON imported by a module (`src/domain/languages.json`) is inlined into it.
- * - Every other file of `src/` (templates, CSS, the read thread's `.mjs`, JSON) is copied to the same
- *   place under `dist/`, so code that finds a file next to itself (`new URL('./views',
- *   import.meta.url)`) finds it in `dist/` too. `dist/` sits at the depth of `src/`, so paths that
- *   leave `src/` (`../../docs/api.md`, `../../../package.json`) reach the project's own files.
+ * - One flat folder: the entry `dist/tipjar.js` (from `src/cli/main.ts`) and the chunks its lazy
+ *   `import()`s load (`dist/chunk-<hash>.js`), so `tipjar --help` loads no server code. Packages are
+ *   bundled in, except `EXTERNAL`: imported from `node_modules` at run time. JSON is inlined.
+ * - Every other file of `src/` (templates, CSS, the read threads' `.mjs`, JSON) is copied to the same
+ *   path under `dist/`. Code finds such files from `src/paths.ts` (`sourceFile('web/views')`), whose
+ *   bundled code sits in `dist/` itself; `dist/` sits at the depth of `src/`, so paths that leave it
+ *   (`../docs/api.md`, `../package.json`) reach the project's own files.
  * - `dist/.source-hash` holds the SHA-256 of the build's inputs (every file of `src/`, this file,
- *   `tsconfig.json`, esbuild's version). `bin/tipjar.js` compares it with the sources at every
- *   start (`ensureBuilt`) and rebuilds when they differ (≈ 0.2–0.3 s), so no command runs code
- *   older than `src/`.
+ *   `tsconfig.json`, esbuild's version, the installed packages' versions). `bin/tipjar.js` compares
+ *   it with the sources at every start (`ensureBuilt`) and rebuilds when they differ (≈ 1.5–2.5 s),
+ *   so no command runs code older than `src/` or than the installed packages.
  * - A build is written to a temporary folder beside `dist/` and moved into place by `rename`, so
  *   a process starting meanwhile sees the old build or the new one, never half of one.
  *
@@ -34,11 +35,15 @@ export const HASH_FILE = '.source-hash';
 export const ENTRY = 'tipjar';
 
 /**
- * Packages left in `node_modules` (imported at run time) rather than bundled: those that cannot
- * run from another folder (a native addon; files read beside their own code) and pg, which only
- * the PostgreSQL engine loads, lazily.
+ * Packages left in `node_modules` (imported at run time) rather than bundled: those that find files
+ * beside their own code (`__dirname`, undefined in a bundle) or cannot move at all — better-sqlite3
+ * (a native addon), @fastify/swagger-ui (serves its static folder), ioredis (reads its
+ * package.json for `CLIENT SETINFO`) — and pg. pg and ioredis are imported only when PostgreSQL or
+ * Redis is configured. The bundled packages' other uses of `__dirname` are in code the app never
+ * runs: pino's transports (thread-stream workers) and @fastify/swagger's default `info`, which the
+ * document's own `info` replaces.
  */
-const EXTERNAL = ['better-sqlite3', 'pg', '@fastify/swagger-ui'];
+const EXTERNAL = ['better-sqlite3', 'pg', '@fastify/swagger-ui', 'ioredis'];
 
 /** Why a build could not be made or put in place, with the command that would. */
 export class BuildError extends Error {}
@@ -61,8 +66,9 @@ function filesUnder(dir) {
 
 /**
  * The SHA-256 (hex) of everything a build of `root` depends on: the path and content of every
- * file under `src/`, this script, `tsconfig.json` (esbuild reads it) and esbuild's version.
- * Reads ≈ 1 MB; a few milliseconds.
+ * file under `src/`, this script, `tsconfig.json` (esbuild reads it), esbuild's version and npm's
+ * record of the installed packages (`node_modules/.package-lock.json`: the bundle holds their code).
+ * Reads ≈ 1.2 MB; a few milliseconds.
  * @param {string} root the project's root folder
  * @returns {string}
  */
@@ -77,6 +83,7 @@ export function sourceHash(root = ROOT) {
   add('scripts/build.mjs', readFileSync(fileURLToPath(import.meta.url)));
   add('tsconfig.json', readFileSync(join(root, 'tsconfig.json')));
   add('esbuild', esbuildVersion(root));
+  add('node_modules/.package-lock.json', installedPackages(root));
   return hash.digest('hex');
 }
 
@@ -88,6 +95,20 @@ export function sourceHash(root = ROOT) {
 function esbuildVersion(root) {
   try {
     return JSON.parse(readFileSync(join(root, 'node_modules', 'esbuild', 'package.json'), 'utf8')).version;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * npm's record of the packages installed in `<root>/node_modules` ('' when there is none, e.g.
+ * packages installed by another client: a change of them then needs `npm run build`).
+ * @param {string} root
+ * @returns {Buffer | string}
+ */
+function installedPackages(root) {
+  try {
+    return readFileSync(join(root, 'node_modules', '.package-lock.json'));
   } catch {
     return '';
   }
