@@ -11,4 +11,4 @@ try {
   process.stderr.write(`tipjar: ${err instanceof BuildError ? err.message : String(err)}\n`);
   process.exit(1);
 }
-await import('../dist/cli/main.js');
+await import('../dist/tipjar.js');

@@ -1,19 +1,20 @@
 // @ts-check
 /**
- * The build (docs/adr/0021): compiles the TypeScript of `src/` into JavaScript in `dist/` with
- * esbuild, one module per source file in the same tree, so that `tipjar` and `npm start` run plain
- * JavaScript and start without a TypeScript compiler.
+ * The build (docs/adr/0021): bundles the TypeScript of `src/` and the packages it imports into
+ * JavaScript in `dist/` with esbuild, so that `tipjar` and `npm start` run a few large files instead
+ * of resolving, reading and compiling ~150 modules of `src/` and ~1 300 of `node_modules` at every start.
  *
- * - Relative imports of `.ts` modules are rewritten to `.js`; packages stay imports of
- *   `node_modules`; JSON imported by a module (`src/domain/languages.json`) is inlined into it.
- * - Every other file of `src/` (templates, CSS, the read thread's `.mjs`, JSON) is copied to the same
- *   place under `dist/`, so code that finds a file next to itself (`new URL('./views',
- *   import.meta.url)`) finds it in `dist/` too. `dist/` sits at the depth of `src/`, so paths that
- *   leave `src/` (`../../docs/api.md`, `../../../package.json`) reach the project's own files.
+ * - One flat folder: the entry `dist/tipjar.js` (from `src/cli/main.ts`) and the chunks its lazy
+ *   `import()`s load (`dist/chunk-<hash>.js`), so `tipjar --help` loads no server code. Packages are
+ *   bundled in, except `EXTERNAL`: imported from `node_modules` at run time. JSON is inlined.
+ * - Every other file of `src/` (templates, CSS, the read threads' `.mjs`, JSON) is copied to the same
+ *   path under `dist/`. Code finds such files from `src/paths.ts` (`sourceFile('web/views')`), whose
+ *   bundled code sits in `dist/` itself; `dist/` sits at the depth of `src/`, so paths that leave it
+ *   (`../docs/api.md`, `../package.json`) reach the project's own files.
  * - `dist/.source-hash` holds the SHA-256 of the build's inputs (every file of `src/`, this file,
- *   `tsconfig.json`, esbuild's version). `bin/tipjar.js` compares it with the sources at every
- *   start (`ensureBuilt`) and rebuilds when they differ (≈ 0.2–0.3 s), so no command runs code
- *   older than `src/`.
+ *   `tsconfig.json`, esbuild's version, the installed packages' versions). `bin/tipjar.js` compares
+ *   it with the sources at every start (`ensureBuilt`) and rebuilds when they differ (≈ 1.5–2.5 s),
+ *   so no command runs code older than `src/` or than the installed packages.
  * - A build is written to a temporary folder beside `dist/` and moved into place by `rename`, so
  *   a process starting meanwhile sees the old build or the new one, never half of one.
  *
@@ -29,6 +30,20 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The file in the output folder that records the hash of the inputs it was built from. */
 export const HASH_FILE = '.source-hash';
+
+/** The entry module's name in `dist/` (`dist/tipjar.js`, run by `bin/tipjar.js`). */
+export const ENTRY = 'tipjar';
+
+/**
+ * Packages left in `node_modules` (imported at run time) rather than bundled: those that find files
+ * beside their own code (`__dirname`, undefined in a bundle) or cannot move at all — better-sqlite3
+ * (a native addon), @fastify/swagger-ui (serves its static folder), ioredis (reads its
+ * package.json for `CLIENT SETINFO`) — and pg. pg and ioredis are imported only when PostgreSQL or
+ * Redis is configured. The bundled packages' other uses of `__dirname` are in code the app never
+ * runs: pino's transports (thread-stream workers) and @fastify/swagger's default `info`, which the
+ * document's own `info` replaces.
+ */
+const EXTERNAL = ['better-sqlite3', 'pg', '@fastify/swagger-ui', 'ioredis'];
 
 /** Why a build could not be made or put in place, with the command that would. */
 export class BuildError extends Error {}
@@ -51,8 +66,9 @@ function filesUnder(dir) {
 
 /**
  * The SHA-256 (hex) of everything a build of `root` depends on: the path and content of every
- * file under `src/`, this script, `tsconfig.json` (esbuild reads it) and esbuild's version.
- * Reads ≈ 1 MB; a few milliseconds.
+ * file under `src/`, this script, `tsconfig.json` (esbuild reads it), esbuild's version and npm's
+ * record of the installed packages (`node_modules/.package-lock.json`: the bundle holds their code).
+ * Reads ≈ 1.2 MB; a few milliseconds.
  * @param {string} root the project's root folder
  * @returns {string}
  */
@@ -67,6 +83,7 @@ export function sourceHash(root = ROOT) {
   add('scripts/build.mjs', readFileSync(fileURLToPath(import.meta.url)));
   add('tsconfig.json', readFileSync(join(root, 'tsconfig.json')));
   add('esbuild', esbuildVersion(root));
+  add('node_modules/.package-lock.json', installedPackages(root));
   return hash.digest('hex');
 }
 
@@ -78,6 +95,20 @@ export function sourceHash(root = ROOT) {
 function esbuildVersion(root) {
   try {
     return JSON.parse(readFileSync(join(root, 'node_modules', 'esbuild', 'package.json'), 'utf8')).version;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * npm's record of the packages installed in `<root>/node_modules` ('' when there is none, e.g.
+ * packages installed by another client: a change of them then needs `npm run build`).
+ * @param {string} root
+ * @returns {Buffer | string}
+ */
+function installedPackages(root) {
+  try {
+    return readFileSync(join(root, 'node_modules', '.package-lock.json'));
   } catch {
     return '';
   }
@@ -99,7 +130,8 @@ export function builtHash(root = ROOT) {
 /**
  * Compiles `<root>/src` into `<root>/dist` (see the file comment) and records the inputs' hash.
  * @param {string} root the project's root folder
- * @returns {Promise<{ modules: number, assets: number, ms: number }>} modules compiled, other files copied, time taken
+ * @returns {Promise<{ modules: number, outputs: number, assets: number, ms: number }>} source and package modules
+ *   bundled, JavaScript files written, other files copied, time taken
  * @throws BuildError when esbuild reports an error (its messages are printed) or the output cannot be written
  */
 export async function build(root = ROOT) {
@@ -107,40 +139,40 @@ export async function build(root = ROOT) {
   const hash = sourceHash(root);
   const src = join(root, 'src');
   const files = filesUnder(src);
-  const modules = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
   const assets = files.filter((f) => !f.endsWith('.ts'));
+  let modules = 0;
+  let outputs = 0;
   const temporary = join(root, `.dist-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     const esbuild = await import('esbuild');
     const result = await esbuild.build({
       absWorkingDir: root,
-      entryPoints: modules.map((f) => join(src, f)),
-      outbase: src,
+      entryPoints: { [ENTRY]: join(src, 'cli', 'main.ts') },
       outdir: temporary,
-      // Bundling only resolves imports; the plugin keeps every module its own file.
+      // One flat folder: the entry, and the chunks its lazy `import()`s load, beside `paths.js`'s code.
+      entryNames: '[name]',
+      chunkNames: 'chunk-[hash]',
       bundle: true,
-      packages: 'external',
+      splitting: true,
+      external: EXTERNAL,
       platform: 'node',
       format: 'esm',
       target: 'node20',
       sourcemap: 'linked',
+      metafile: true,
       logLevel: 'error',
-      plugins: [
-        {
-          name: 'one-file-per-module',
-          setup(b) {
-            b.onResolve({ filter: /^\.\.?\/.*\.ts$/ }, (args) =>
-              args.kind === 'entry-point' ? undefined : { path: args.path.replace(/\.ts$/, '.js'), external: true },
-            );
-          },
-        },
-      ],
+      // Bundled CommonJS packages call `require` for Node's built-ins and for the packages left external.
+      banner: {
+        js: "import { createRequire as __tipjarRequire } from 'node:module'; const require = __tipjarRequire(import.meta.url);",
+      },
     });
     if (result.errors.length) throw new BuildError(`esbuild reported ${result.errors.length} error(s)`);
     for (const asset of assets) {
       mkdirSync(dirname(join(temporary, asset)), { recursive: true });
       cpSync(join(src, asset), join(temporary, asset));
     }
+    modules = Object.keys(result.metafile.inputs).length;
+    outputs = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js')).length;
     writeFileSync(join(temporary, HASH_FILE), `${hash}\n`);
     replaceOutput(root, temporary);
   } catch (err) {
@@ -150,7 +182,7 @@ export async function build(root = ROOT) {
       cause: err,
     });
   }
-  return { modules: modules.length, assets: assets.length, ms: Math.round(performance.now() - started) };
+  return { modules, outputs, assets: assets.length, ms: Math.round(performance.now() - started) };
 }
 
 /**
@@ -200,8 +232,10 @@ export async function ensureBuilt(root = ROOT) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
-    const { modules, assets, ms } = await build();
-    console.log(`built dist/ from src/: ${modules} modules compiled, ${assets} files copied (${ms} ms)`);
+    const { modules, outputs, assets, ms } = await build();
+    console.log(
+      `built dist/ from src/: ${modules} modules bundled into ${outputs} files, ${assets} files copied (${ms} ms)`,
+    );
   } catch (err) {
     console.error(err instanceof BuildError ? err.message : err);
     process.exitCode = 1;

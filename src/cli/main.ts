@@ -1,5 +1,5 @@
 /**
- * The `tipjar` command (package bin, compiled to dist/cli/main.js; bin/tipjar.js runs it). Every
+ * The `tipjar` command (package bin, bundled into dist/tipjar.js; bin/tipjar.js runs it). Every
  * command reads the same settings as the server (environment and `.env`), opens the configured
  * database and migrates it first. The commands are declared here and in the modules registered
  * below; each action imports what it runs when it runs, so `tipjar --help` and a mistyped command

@@ -14,6 +14,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
+import { sourceFile } from '../paths.ts';
 
 /** Indexes of the shared state (see checkpoint-worker.mjs). */
 const STOP = 0;
@@ -61,7 +62,7 @@ export function createCheckpointer(
   raw.pragma(`wal_autocheckpoint = ${LOG_BOUND_PAGES}`);
 
   const start = () => {
-    const w = new Worker(new URL('./checkpoint-worker.mjs', import.meta.url), {
+    const w = new Worker(sourceFile('db/checkpoint-worker.mjs'), {
       workerData: { path, state, intervalMs: INTERVAL_MS, retryMs: RETRY_MS, synchronous: options.synchronous },
       resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16 },
       // Plain JavaScript needing no flag of the process (loaders, profilers).

@@ -18,6 +18,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { CompiledQuery } from 'kysely';
+import { sourceFile } from '../paths.ts';
 
 /**
  * A second query a read thread runs straight after the first, in the same turn, when the first
@@ -145,7 +146,7 @@ export function createSqliteReader(path: string, options: { threads?: number; sc
     let slot = 0;
     while (used.has(slot)) slot++;
     Atomics.store(running, slot, 0);
-    const worker = new Worker(options.script ?? new URL('./read-worker.mjs', import.meta.url), {
+    const worker = new Worker(options.script ?? sourceFile('db/read-worker.mjs'), {
       workerData: { path, claims, running, slot },
       // A thread allocates little (one message and its rows per query): small generations keep
       // its memory small (V8's defaults would let each thread's heap grow to tens of MB).

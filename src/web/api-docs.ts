@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
+import { sourceFile } from '../paths.ts';
 
 /** Where the page is served. */
 export const API_DOCS_PATH = '/docs/api';
@@ -33,7 +34,7 @@ const HTML_TYPE = 'text/html; charset=utf-8';
  * (RFC 9110 §12.1 lets a server disregard Accept rather than answer 406). `Vary: Accept`.
  * @param file the markdown document, docs/api.md by default
  */
-export function registerApiDocs(app: FastifyInstance, file: URL = new URL('../../docs/api.md', import.meta.url)): void {
+export function registerApiDocs(app: FastifyInstance, file: URL = sourceFile('../docs/api.md')): void {
   const markdown = readFileSync(file, 'utf8');
   let html: Promise<string> | undefined;
   app.get(API_DOCS_PATH, async (request: FastifyRequest, reply: FastifyReply) => {

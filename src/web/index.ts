@@ -32,6 +32,7 @@ import { settingsRoutes } from './routes/settings.ts';
 import { appsRoutes } from './routes/apps.ts';
 import { authorizeRoutes } from './routes/authorize.ts';
 import { claimRoutes } from './routes/claim.ts';
+import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
   services: Services;
@@ -39,7 +40,7 @@ export interface WebOptions {
   limits: WebLimits;
 }
 
-const CSS = readFileSync(new URL('./static/site.css', import.meta.url), 'utf8');
+const CSS = readFileSync(sourceFile('web/static/site.css'), 'utf8');
 
 /** Headings of error pages by status. */
 const HEADINGS: Record<number, string> = {

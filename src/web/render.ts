@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Eta } from 'eta';
 import { csrfToken } from './csrf.ts';
+import { sourceFile } from '../paths.ts';
 
-const eta = new Eta({ views: fileURLToPath(new URL('./views', import.meta.url)), autoEscape: true, cache: true });
+const eta = new Eta({ views: fileURLToPath(sourceFile('web/views')), autoEscape: true, cache: true });
 
 /** Headers sent with every HTML page. */
 export const PAGE_HEADERS: Record<string, string> = {

@@ -2,11 +2,15 @@
  * The build (scripts/build.mjs, docs/adr/0021) as `tipjar` uses it: bin/tipjar.js runs dist/, built
  * from src/ when it is missing or older than src/ (by the hash of the sources), refuses with a
  * message naming `npm run build` when that build fails, and `tipjar --help` loads no server module.
+ * dist/ is one flat folder of bundles (the entry dist/tipjar.js and the chunks it imports, packages
+ * bundled in) plus the files the code reads at run time, at their paths under src/; the server runs
+ * from it with its pages, CSS, API docs, Swagger UI and SQLite threads.
  * Each test works on a copy of the project in a temporary folder (node_modules linked), so the real
  * dist/ is never touched.
  */
-import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,8 +64,21 @@ describe('tipjar runs the compiled code of src/', () => {
     expect(first.stderr).toMatch(REBUILT);
     expect(first.stdout).toContain('Usage: tipjar [options] [command]');
     expect(builtHash(root)).toBe(sourceHash(root));
-    // JavaScript, its relative imports ending in .js
-    expect(readFileSync(join(root, 'dist', 'cli', 'main.js'), 'utf8')).toContain('from "../config/index.js";');
+    // One flat folder of JavaScript: no module tree, no import of a .ts module left.
+    const dist = join(root, 'dist');
+    const scripts = readdirSync(dist, { recursive: true })
+      .map(String)
+      .filter((f) => /\.m?js$/.test(f));
+    expect(scripts).toContain('tipjar.js');
+    expect(scripts.filter((f) => f.includes('/')).sort()).toEqual(['db/checkpoint-worker.mjs', 'db/read-worker.mjs']);
+    for (const f of scripts) expect(readFileSync(join(dist, f), 'utf8')).not.toMatch(/from ["'][^"']*\.ts["']/);
+    // Every other file of src/ is copied to the same path under dist/.
+    const src = join(root, 'src');
+    const assets = readdirSync(src, { recursive: true })
+      .map(String)
+      .filter((f) => /\.(mjs|json|css|eta)$/.test(f));
+    expect(assets.length).toBeGreaterThanOrEqual(17);
+    for (const f of assets) expect(readFileSync(join(dist, f), 'utf8')).toBe(readFileSync(join(src, f), 'utf8'));
 
     const second = await tipjar(['--help']);
     expect(second.code).toBe(0);
@@ -126,11 +143,23 @@ export async function resolve(specifier, context, next) {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: tipjar [options] [command]');
     const urls = readFileSync(loaded, 'utf8').trim().split('\n');
-    expect(urls).toContain(`file://${join(root, 'dist', 'cli', 'main.js')}`);
-    const packages = new Set(urls.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter(Boolean));
+    expect(urls).toContain(`file://${join(root, 'dist', 'tipjar.js')}`);
+    // What was loaded: packages imported from node_modules, and the modules bundled into the loaded
+    // files of dist/ (esbuild heads each with a `// <path>` comment).
+    const sources = urls.filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
+    const bundled = sources
+      .filter((f) => f.startsWith(join(root, 'dist')))
+      .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/^\/\/ (\S+\.(?:[cm]?js|ts|json))$/gm)].map((m) => m[1]!));
+    expect(bundled).toContain('src/cli/main.ts');
+    const packages = new Set(
+      [...sources, ...bundled].map((f) => /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f)?.[1]).filter(Boolean),
+    );
+    expect(packages).toContain('commander');
     for (const heavy of ['fastify', 'kysely', 'pg', 'better-sqlite3', 'ioredis']) expect(packages).not.toContain(heavy);
     expect(
-      urls.filter((u) => u.includes('/dist/db/') || u.endsWith('/dist/main.js') || u.endsWith('/dist/app.js')),
+      bundled.filter(
+        (f) => f.startsWith('src/db/') || f === 'src/main.ts' || f === 'src/app.ts' || f.startsWith('src/http/'),
+      ),
     ).toEqual([]);
   });
 
@@ -146,6 +175,77 @@ export async function resolve(specifier, context, next) {
       expect(again.stdout.trim()).toBe('database is up to date');
     } finally {
       await database.remove();
+    }
+  });
+
+  it('the server runs from dist/ alone: pages, CSS, API docs, Swagger UI, OpenAPI version, SQLite read threads', async () => {
+    await build(root);
+    // src/ gone: nothing may be read from it at run time (bin/tipjar.js would rebuild, so run dist/ directly).
+    rmSync(join(root, 'src'), { recursive: true, force: true });
+    const env = {
+      ...(process.env as Record<string, string>),
+      DATABASE_URL: `sqlite:${join(root, 'tipjar.db')}`,
+      LOG_LEVEL: 'warn',
+      WARMUP_SECONDS: '0',
+      SQLITE_READ_THREADS: '1',
+      SCHEDULER: 'off',
+      WEBHOOKS: 'off',
+    };
+    const entry = join(root, 'dist', 'tipjar.js');
+    await run(process.execPath, [entry, 'migrate'], { cwd: root, env, timeout: 60_000 });
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+    const child = spawn(process.execPath, [entry, 'serve'], {
+      cwd: root,
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const ready = await fetch(`${base}/readyz`).catch(() => undefined);
+        if (ready?.status === 200) break;
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server not ready:\n${output}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const get = async (path: string) => {
+        const res = await fetch(base + path);
+        return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+      };
+      const home = await get('/');
+      expect([home.status, home.type]).toEqual([200, 'text/html; charset=utf-8']);
+      const css = await get('/static/site.css');
+      expect(css.status).toBe(200);
+      expect(css.body).toBe(readFileSync(join(ROOT, 'src', 'web', 'static', 'site.css'), 'utf8'));
+      const apiDocs = await get('/docs/api');
+      expect(apiDocs.status).toBe(200);
+      expect(apiDocs.body).toContain(
+        readFileSync(join(root, 'docs', 'api.md'), 'utf8')
+          .split('\n')[0]!
+          .replace(/^#+ /, ''),
+      );
+      const openapi = await get('/openapi.json');
+      expect(openapi.status).toBe(200);
+      expect((JSON.parse(openapi.body) as { info: { version: string } }).info.version).toBe(
+        (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version,
+      );
+      const swaggerCss = await get('/docs/static/swagger-ui.css');
+      expect(swaggerCss.status).toBe(200);
+      // A search: run by the SQLite read thread (src/db/read-worker.mjs).
+      const search = await get('/rest/v2/things/search?query=parser');
+      expect(search.status).toBe(200);
+      expect(output).not.toMatch(/error/i);
+    } finally {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
     }
   });
 });

@@ -17,6 +17,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { REPRESENTATIONS } from '../schemas/representations.ts';
 import { MEDIA, OPTIONAL_BODY } from '../schemas/common.ts';
 import { SCOPES } from '../../domain/scopes.ts';
+import { sourceFile } from '../../paths.ts';
 
 export interface OpenApiOptions {
   /** PUBLIC_URL: the server of the document (API paths carry /rest/v2) */
@@ -48,9 +49,7 @@ export function apiRoutesOf(app: FastifyInstance): readonly ApiRoute[] {
 }
 
 /** The application's version, from package.json. */
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+const VERSION = (JSON.parse(readFileSync(sourceFile('../package.json'), 'utf8')) as { version: string }).version;
 
 const SCOPE_TEXT: Record<string, string> = {
   tip: 'tip things, subscribe',
