@@ -19,6 +19,7 @@ import type { RouteContext } from './http/context.ts';
 import cors from '@fastify/cors';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { serverOptions } from './http/server-options.ts';
+import { lazySerializerFactory } from './http/serializers.ts';
 import { rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendBareErrorPage, webPlugin } from './web/index.ts';
 import { registerApiDocs } from './web/api-docs.ts';
@@ -56,6 +57,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestLogging = config.logLevel === 'info' || config.logLevel === 'debug' || config.logLevel === 'trace';
   const app = Fastify({
     logger: { level: config.logLevel },
+    // Response serializers are compiled at their first use, not all at start-up (src/http/serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
     // maxParamLength: a `GET /things/:id,:id` segment of 100 ids of the longest accepted form
     // (DECISIONS.md "Things"); longer segments reach the not-found handlers below.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: ID_LIST_MAX_LENGTH },
