@@ -26,7 +26,7 @@ const OUTER = {
 };
 /** What the domain receives as ports (domain/services.ts) instead of importing. */
 const DOMAIN_PORTS = {
-  group: ['**/auth/**', '**/webhooks/**', '**/discovery/**', '**/scheduler/**', '**/ratelimit/**', '**/formats/**'],
+  group: ['**/auth/**', '**/webhooks/**', '**/mail/**', '**/discovery/**', '**/scheduler/**', '**/ratelimit/**', '**/formats/**'],
   message:
     'domain/ is imported by auth/, webhooks/, discovery/ and the others, never the reverse: declare a port in domain/services.ts (docs/adr/0019)',
 };
@@ -81,14 +81,20 @@ export default tseslint.config(
         message: 'db/ returns records; it may name domain types (records, commands) but never calls domain code',
       },
       {
-        group: ['**/auth/**', '**/webhooks/**', '**/discovery/**', '**/scheduler/**'],
+        group: ['**/auth/**', '**/webhooks/**', '**/mail/**', '**/discovery/**', '**/scheduler/**'],
         message: 'db/ is the innermost layer',
       },
       OUTER,
     ]),
   },
   {
-    files: ['src/auth/**/*.ts', 'src/webhooks/**/*.ts', 'src/discovery/**/*.ts', 'src/scheduler/**/*.ts'],
+    files: [
+      'src/auth/**/*.ts',
+      'src/webhooks/**/*.ts',
+      'src/mail/**/*.ts',
+      'src/discovery/**/*.ts',
+      'src/scheduler/**/*.ts',
+    ],
     rules: layer([FASTIFY, KYSELY, DB_INTERNALS, DB_CONNECT_TYPES, OUTER, SEARCH_SEAM]),
   },
   {

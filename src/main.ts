@@ -11,6 +11,8 @@ import { startScheduler } from './scheduler/index.ts';
 import { systemClock } from './domain/clock.ts';
 import { unboundedHashing } from './auth/passwords.ts';
 import { startDispatcher } from './webhooks/dispatcher.ts';
+import { startMailDispatcher } from './mail/dispatcher.ts';
+import { openTransport } from './mail/transport.ts';
 import { listenForMetrics } from './http/plugins/metrics.ts';
 import { warmUp } from './warmup.ts';
 
@@ -29,7 +31,7 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
 /**
  * `tipjar serve`: opens and migrates the database, builds the app, starts its warm-up
  * (WARMUP_SECONDS; GET /readyz answers 503 until it ends, src/warmup.ts), listens, and starts the
- * metrics listener, the scheduler and the webhook dispatcher; SIGTERM/SIGINT close it all.
+ * metrics listener, the scheduler, the webhook dispatcher and the mail dispatcher; SIGTERM/SIGINT close it all.
  * @throws the first error of start-up (database, listen, metrics listener)
  */
 export async function serve(config: Config = loadConfig(process.env)): Promise<void> {
@@ -93,6 +95,18 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
         },
       )
     : undefined;
+  // Mail from the outbox (MAIL=on|off): SMTP_URL, or .eml files under MAIL_DIR with their links logged.
+  const mailer = config.mail
+    ? startMailDispatcher(
+        { database, clock: systemClock, siteUrl: config.siteUrl, passwordHashing: unboundedHashing },
+        openTransport(config, (line) => process.stdout.write(`${line}\n`)),
+        {
+          intervalSeconds: config.mailIntervalSeconds,
+          leaseSeconds: Math.max(60, config.mailTimeoutSeconds * 4),
+          logError: (line) => process.stderr.write(`${line}\n`),
+        },
+      )
+    : undefined;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -102,6 +116,7 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
     await metrics?.close();
     await scheduler?.stop();
     await dispatcher?.stop();
+    await mailer?.stop();
     await database.close();
     process.exit(0);
   };

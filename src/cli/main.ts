@@ -13,6 +13,7 @@ import type { Services } from '../domain/services.ts';
 import { registerMoneyCommands } from './money.ts';
 import { registerPartnerCommands } from './partners.ts';
 import { registerAppsCommands } from './apps.ts';
+import { registerMailCommands } from './mail.ts';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 
@@ -147,6 +148,7 @@ program
 registerMoneyCommands(program, withServices);
 registerPartnerCommands(program, withServices);
 registerAppsCommands(program, withServices);
+registerMailCommands(program, withServices);
 
 try {
   await program.parseAsync(process.argv);

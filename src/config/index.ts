@@ -188,6 +188,42 @@ export const SettingsSchema = Type.Object({
     description:
       'how long a dispatcher holds a claimed delivery; one that died is retried by another after this (must exceed WEBHOOKS_TIMEOUT_SECONDS)',
   }),
+  SMTP_URL: Type.Optional(
+    Type.String({
+      description:
+        'outgoing mail server: smtp://user:pass@host:port (STARTTLS when offered) or smtps://… (TLS); unset: messages are written as .eml files under MAIL_DIR and their links logged',
+    }),
+  ),
+  MAIL_FROM: Type.Optional(
+    Type.String({
+      minLength: 3,
+      description:
+        'From: of every message, e.g. "Tipjar <no-reply@tipjar.example>" (default Tipjar <no-reply@host of SITE_URL>)',
+    }),
+  ),
+  MAIL_DIR: Type.String({
+    minLength: 1,
+    default: './data/mail',
+    description: 'without SMTP_URL: the folder the .eml files are written to',
+  }),
+  MAIL: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+    default: 'on',
+    description:
+      'run the mail dispatcher inside the server (off: run `tipjar mail deliver` from cron, or another instance)',
+  }),
+  MAIL_INTERVAL_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 5,
+    description:
+      'how often the mail dispatcher looks for due messages, in seconds (messages queued by this instance go at once)',
+  }),
+  MAIL_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 300,
+    default: 20,
+    description: "deadline of the SMTP server's greeting and of each command, in seconds",
+  }),
   DISCOVERY: Type.Union([Type.Literal('on'), Type.Literal('off')], {
     default: 'on',
     description: 'POST /tip of an unregistered URL fetches it and looks for a rel="payment" auto-submit link',
@@ -248,7 +284,7 @@ export const SettingsSchema = Type.Object({
 export type Settings = Static<typeof SettingsSchema>;
 
 /** Settings whose values are never repeated in an error message. */
-const SECRETS = new Set(['METRICS_TOKEN']);
+const SECRETS = new Set(['METRICS_TOKEN', 'SMTP_URL']);
 
 /** The parsed configuration the application runs with. URLs have no trailing slash. */
 export interface Config {
@@ -309,6 +345,15 @@ export interface Config {
   webhooksIntervalSeconds: number;
   webhooksTimeoutSeconds: number;
   webhooksClaimSeconds: number;
+  /** outgoing mail server (smtp: or smtps: URL, credentials included); undefined: .eml files in mailDir */
+  smtpUrl: string | undefined;
+  /** the From: header of every message */
+  mailFrom: string;
+  mailDir: string;
+  /** run the mail dispatcher inside `serve` (MAIL=on); seconds between its rounds; SMTP deadline */
+  mail: boolean;
+  mailIntervalSeconds: number;
+  mailTimeoutSeconds: number;
   /** discovery of rel="payment" links for POST /tip (DISCOVERY=on) */
   discovery: boolean;
   /** discovery may fetch private addresses (tests only) */
@@ -376,6 +421,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problems.push(`REDIS_URL: must start with redis:// or rediss:// (got "${s.REDIS_URL}")`);
   }
   const trustProxy = parseTrustProxy(s.TRUST_PROXY, problems);
+  if (s.SMTP_URL !== undefined && !/^smtps?:\/\/[^/]/.test(s.SMTP_URL)) {
+    problems.push('SMTP_URL: must start with smtp:// or smtps://');
+  }
+  if (s.MAIL_FROM !== undefined && !/@[^\s@>]+>?$/.test(s.MAIL_FROM)) {
+    problems.push(`MAIL_FROM: expected an address, e.g. "Tipjar <no-reply@example.org>" (got "${s.MAIL_FROM}")`);
+  }
   if (s.METRICS_PORT !== undefined && s.METRICS_PORT === s.PORT)
     problems.push(`METRICS_PORT: must differ from PORT (${s.PORT})`);
   if (s.HEADERS_TIMEOUT_SECONDS > s.REQUEST_TIMEOUT_SECONDS) {
@@ -424,12 +475,27 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     webhooksIntervalSeconds: s.WEBHOOKS_INTERVAL_SECONDS,
     webhooksTimeoutSeconds: s.WEBHOOKS_TIMEOUT_SECONDS,
     webhooksClaimSeconds: s.WEBHOOKS_CLAIM_SECONDS,
+    smtpUrl: s.SMTP_URL,
+    mailFrom: s.MAIL_FROM ?? `Tipjar <no-reply@${safeHostname(siteUrl)}>`,
+    mailDir: s.MAIL_DIR,
+    mail: s.MAIL === 'on',
+    mailIntervalSeconds: s.MAIL_INTERVAL_SECONDS,
+    mailTimeoutSeconds: s.MAIL_TIMEOUT_SECONDS,
     discovery: s.DISCOVERY === 'on',
     discoveryAllowPrivate: s.DISCOVERY_ALLOW_PRIVATE === 'on',
     searchCacheSeconds: s.SEARCH_CACHE_SECONDS,
     searchCacheEntries: s.SEARCH_CACHE_ENTRIES,
     warmupSeconds: s.WARMUP_SECONDS,
   };
+}
+
+/** The host name of an origin, or `localhost` when it has none. */
+function safeHostname(origin: string): string {
+  try {
+    return new URL(origin).hostname || 'localhost';
+  } catch {
+    return 'localhost';
+  }
 }
 
 /**

@@ -11,6 +11,7 @@ import { makeTipHours } from './migrations/0005_tip_hours.ts';
 import { makeSearchIndexDirect } from './migrations/0006_search_index_direct.ts';
 import { makeClientRedirectUris } from './migrations/0007_client_redirect_uris.ts';
 import { makePeriodBudgets } from './migrations/0008_period_budgets.ts';
+import { makeAccounts } from './migrations/0009_accounts.ts';
 
 function provider(database: Database): MigrationProvider {
   return {
@@ -23,6 +24,7 @@ function provider(database: Database): MigrationProvider {
         '0006_search_index_direct': makeSearchIndexDirect(database.engine),
         '0007_client_redirect_uris': makeClientRedirectUris(database.engine),
         '0008_period_budgets': makePeriodBudgets(database.engine),
+        '0009_accounts': makeAccounts(database.engine),
       };
     },
   };

@@ -23,6 +23,15 @@ export interface UsersTable {
   budget_cents: Generated<number>;
   hide_tips: Generated<number>;
   updated_at: Generated<number>;
+  /** Unix seconds when `email` was verified; null: not verified */
+  email_verified_at: number | null;
+  /** Unix seconds; a deleted account keeps its row (username taken for ever) with personal fields emptied */
+  deleted_at: number | null;
+  /** 1: the user wants this notice by e-mail (monthly receipt, renewal skipped, thing created in their name, new application) */
+  notice_receipt: Generated<number>;
+  notice_renewal: Generated<number>;
+  notice_thing: Generated<number>;
+  notice_application: Generated<number>;
 }
 
 export interface ThingsTable {
@@ -206,6 +215,8 @@ export interface PartnersTable {
   /** Standard Webhooks secret ('whsec_…'), needed in clear to sign */
   signing_secret: string;
   allow_private_webhook: Generated<number>;
+  /** 1: the partner may assign global identities (email:, twitter:) to its users */
+  trusted: Generated<number>;
   created_at: number;
   updated_at: Generated<number>;
 }
@@ -269,6 +280,41 @@ export interface PeriodBudgetsTable {
   fixed_at: number;
 }
 
+export interface AccountTokensTable {
+  id: Generated<number>;
+  /** SHA-256 hex of the token (the token itself is only in the link sent) */
+  token_hash: string;
+  /** 'verify_email' | 'password_reset' | 'unsubscribe' */
+  purpose: string;
+  user_id: number;
+  /** verify_email: the address being verified; unsubscribe: the notice it turns off */
+  detail: Generated<string>;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface MailOutboxTable {
+  id: Generated<number>;
+  /** RFC 5322 Message-ID without angle brackets, stable across retries */
+  message_id: string;
+  /** the message kind (src/domain/mail.ts MAIL_KINDS) */
+  kind: string;
+  user_id: number | null;
+  recipient: string;
+  /** JSON object of the values the message is composed from; '{}' once sent */
+  params: Generated<string>;
+  /** 'pending' | 'sent' | 'failed' */
+  status: Generated<string>;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  claimed_by: string | null;
+  claimed_until: number | null;
+  created_at: number;
+  sent_at: number | null;
+  last_error: string | null;
+}
+
 export interface DB {
   users: UsersTable;
   things: ThingsTable;
@@ -291,4 +337,6 @@ export interface DB {
   identities: IdentitiesTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  account_tokens: AccountTokensTable;
+  mail_outbox: MailOutboxTable;
 }

@@ -20,9 +20,11 @@ export type Executor = Kysely<DB>;
  * - `things`: rows of these things (new ones included) were inserted or updated; `matching`: the
  *   write can change what a search matches (fields, tags, owner, visibility, a new or deleted
  *   thing), false when only their tip counters moved;
- * - `tip`: a tip on this thing was written (the tip sorts of search depend on tips).
+ * - `tip`: a tip on this thing was written (the tip sorts of search depend on tips);
+ * - `mail`: a message was queued in the mail outbox (the mail dispatcher sends it at once).
  */
-export type Change = { kind: 'things'; ids: readonly number[]; matching: boolean } | { kind: 'tip'; thingId: number };
+export type Change =
+  { kind: 'things'; ids: readonly number[]; matching: boolean } | { kind: 'tip'; thingId: number } | { kind: 'mail' };
 
 /** Called after a commit with what the committed transactions changed (never empty); must not throw. */
 export type CommitListener = (changes: readonly Change[]) => void;

@@ -18,7 +18,16 @@ export interface UserRecord {
   balanceCents: number;
   budgetCents: number;
   hideTips: boolean;
+  /** Unix seconds when `email` was verified; null while it is not */
+  emailVerifiedAt: number | null;
+  /** Unix seconds when the account was deleted (its personal fields are then empty); null: live */
+  deletedAt: number | null;
+  /** which notices the user wants by e-mail (src/domain/mail.ts NOTICES) */
+  notices: Record<NoticeKind, boolean>;
 }
+
+/** The notices a user can turn off (src/domain/mail.ts). */
+export type NoticeKind = 'receipt' | 'renewal_skipped' | 'thing_created' | 'application_authorized';
 
 /** The owner of a thing: a registered user, or (pending things) a partner-side identity. */
 export type OwnerRef = { kind: 'user'; userId: number; username: string } | { kind: 'identity'; identity: string };

@@ -8,33 +8,22 @@
  * the restarted) instance sends it again with the same `webhook-id`, so receivers dedupe by it.
  * Several instances may run on one database: each delivery is claimed by one at a time.
  */
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { inTransaction } from '../db/transaction.ts';
 import { findPartnerById, type PartnerRecord } from '../db/repositories/partners.ts';
 import { claimDueDeliveries, finishAttempt, insertAttempt, type DeliveryRecord } from '../db/repositories/webhooks.ts';
+import { dispatcherId, RETRY_WINDOW_SECONDS, retryDelaySeconds } from '../domain/outbox.ts';
 import type { Services } from '../domain/services.ts';
 import { FetchError, guardedRequest } from './fetch.ts';
 import type { Resolver } from './guard.ts';
 import { signatureHeaders } from './signing.ts';
 
-/** How long after its creation a delivery is retried before it is `failed`: 3 days, in seconds. */
-export const RETRY_WINDOW_SECONDS = 3 * 24 * 3600;
-/** First retry delay (before jitter), in seconds; it doubles after each failed attempt. */
-export const RETRY_BASE_SECONDS = 30;
-/** Longest delay between two attempts (before jitter), in seconds. */
-export const RETRY_MAX_SECONDS = 6 * 3600;
-
-/**
- * Seconds to wait after the `attempts`-th failed attempt: 30 s × 2^(attempts−1), at most 6 h,
- * with "equal jitter" (a random point in the upper half), so a partner coming back from an outage
- * is not hit by every queued delivery in the same second.
- * @param random a number in [0, 1) (Math.random by default).
- */
-export function retryDelaySeconds(attempts: number, random: () => number = Math.random): number {
-  const base = Math.min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** Math.max(0, attempts - 1));
-  return Math.ceil(base / 2 + random() * (base / 2));
-}
+export {
+  dispatcherId,
+  RETRY_BASE_SECONDS,
+  RETRY_MAX_SECONDS,
+  RETRY_WINDOW_SECONDS,
+  retryDelaySeconds,
+} from '../domain/outbox.ts';
 
 export interface DispatchOptions {
   /** this instance's name in claimed_by (default host:pid:random) */
@@ -58,11 +47,6 @@ export interface DispatchReport {
   retried: number;
   /** deliveries given up on (retry window over) */
   failed: number;
-}
-
-/** A worker name unique to this process: host, pid and a random suffix. */
-export function dispatcherId(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
 
 /** Longest response body read from a receiver, in bytes (the body is not used). */

@@ -21,6 +21,14 @@ export function toUserRecord(r: Selectable<UsersTable>): UserRecord {
     balanceCents: r.balance_cents,
     budgetCents: r.budget_cents,
     hideTips: r.hide_tips === 1,
+    emailVerifiedAt: r.email_verified_at,
+    deletedAt: r.deleted_at,
+    notices: {
+      receipt: r.notice_receipt === 1,
+      renewal_skipped: r.notice_renewal === 1,
+      thing_created: r.notice_thing === 1,
+      application_authorized: r.notice_application === 1,
+    },
   };
 }
 

@@ -63,7 +63,7 @@ export class ChangeLog {
     let tipped = false;
     for (const c of changes) {
       if (c.kind === 'tip') tipped = true;
-      else {
+      else if (c.kind === 'things') {
         if (c.matching) matching = true;
         for (const id of c.ids) {
           const slot = id & (VERSION_SLOTS - 1);

@@ -1,0 +1,112 @@
+/**
+ * Single-use account tokens (account_tokens): address verification, password reset, notice
+ * unsubscription. Only the SHA-256 of a token is stored; the token itself is in the link sent.
+ */
+import type { Executor } from '../transaction.ts';
+
+export type AccountTokenPurpose = 'verify_email' | 'password_reset' | 'unsubscribe';
+
+export interface AccountTokenRecord {
+  id: number;
+  purpose: AccountTokenPurpose;
+  userId: number;
+  /** verify_email: the address being verified; unsubscribe: the notice it turns off */
+  detail: string;
+  /** Unix seconds */
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+/** Stores a token (by its hash). */
+export async function insertAccountToken(
+  ex: Executor,
+  t: {
+    tokenHash: string;
+    purpose: AccountTokenPurpose;
+    userId: number;
+    detail: string;
+    now: number;
+    expiresAt: number;
+  },
+): Promise<void> {
+  await ex
+    .insertInto('account_tokens')
+    .values({
+      token_hash: t.tokenHash,
+      purpose: t.purpose,
+      user_id: t.userId,
+      detail: t.detail,
+      created_at: t.now,
+      expires_at: t.expiresAt,
+    })
+    .execute();
+}
+
+/**
+ * The live token with this hash and purpose: not used, not expired at `now`.
+ * @returns undefined when there is none.
+ */
+export async function findLiveAccountToken(
+  ex: Executor,
+  tokenHash: string,
+  purpose: AccountTokenPurpose,
+  now: number,
+): Promise<AccountTokenRecord | undefined> {
+  const r = await ex
+    .selectFrom('account_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return (
+    r && {
+      id: r.id,
+      purpose: r.purpose as AccountTokenPurpose,
+      userId: r.user_id,
+      detail: r.detail,
+      createdAt: r.created_at,
+      expiresAt: r.expires_at,
+      usedAt: r.used_at,
+    }
+  );
+}
+
+/**
+ * Marks a live token used, in one statement (two requests racing with one token: one wins).
+ * @returns true when this call used it; false when it was used, expired or unknown.
+ */
+export async function useAccountToken(ex: Executor, id: number, now: number): Promise<boolean> {
+  const r = await ex
+    .updateTable('account_tokens')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Ends every live token of a user for `purpose` (e.g. older reset links once one is used). */
+export async function expireAccountTokens(
+  ex: Executor,
+  userId: number,
+  purpose: AccountTokenPurpose,
+  now: number,
+): Promise<void> {
+  await ex
+    .updateTable('account_tokens')
+    .set({ expires_at: now })
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .execute();
+}
+
+/** Deletes every token of a user (account deletion). */
+export async function deleteAccountTokensOf(ex: Executor, userId: number): Promise<void> {
+  await ex.deleteFrom('account_tokens').where('user_id', '=', userId).execute();
+}
