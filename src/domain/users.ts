@@ -19,6 +19,7 @@ import { DomainError, NotFoundError, ValidationError } from './errors.ts';
 import type { Principal, UserRecord } from './records.ts';
 import type { Services } from './services.ts';
 import { MAX_BUDGET_CENTS } from './money/means.ts';
+import { queueVerification } from './verification.ts';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -30,7 +31,8 @@ export class UsernameTakenError extends DomainError {
 }
 
 /**
- * Registers a user.
+ * Registers a user. A given address starts unverified, and its verification link is queued in the
+ * same transaction (src/domain/verification.ts).
  * @param input username (2–32 of letters, digits, `_ -`, starting with a letter or digit),
  *   optional email and password (hashed with scrypt through `s.passwordHashing`).
  * @throws ValidationError for a bad username or email, UsernameTakenError when taken,
@@ -58,6 +60,13 @@ export async function registerUser(
       const id = await insertUser(trx, { username: input.username, email, passwordHash, registeredAt: now });
       await ensureAccount(trx, { kind: 'balance', userId: id }, now);
       await ensureAccount(trx, { kind: 'earnings', userId: id }, now);
+      if (email)
+        await queueVerification(trx, {
+          user: { id, username: input.username },
+          address: email,
+          now,
+          siteUrl: s.siteUrl,
+        });
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw new UsernameTakenError(input.username);
