@@ -36,6 +36,7 @@ export class TestSmtpServer {
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS', 'AUTH'],
+      disableReverseLookup: true,
       logger: false,
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
