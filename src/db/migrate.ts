@@ -12,6 +12,7 @@ import { makeSearchIndexDirect } from './migrations/0006_search_index_direct.ts'
 import { makeClientRedirectUris } from './migrations/0007_client_redirect_uris.ts';
 import { makePeriodBudgets } from './migrations/0008_period_budgets.ts';
 import { makeAccounts } from './migrations/0009_accounts.ts';
+import { makeAddressLookup } from './migrations/0010_address_lookup.ts';
 
 function provider(database: Database): MigrationProvider {
   return {
@@ -25,6 +26,7 @@ function provider(database: Database): MigrationProvider {
         '0007_client_redirect_uris': makeClientRedirectUris(database.engine),
         '0008_period_budgets': makePeriodBudgets(database.engine),
         '0009_accounts': makeAccounts(database.engine),
+        '0010_address_lookup': makeAddressLookup(),
       };
     },
   };

@@ -22,7 +22,8 @@ import { MAX_BUDGET_CENTS } from './money/means.ts';
 import { queueVerification } from './verification.ts';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** What an e-mail address must look like: `local@domain.tld`, without white space. */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class UsernameTakenError extends DomainError {
   constructor(username: string) {

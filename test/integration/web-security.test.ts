@@ -9,6 +9,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/auth/oauth/clients.ts';
 import { issueToken } from '../../src/auth/tokens.ts';
+import { listMail } from '../../src/db/repositories/mail.ts';
+import { requestPasswordReset } from '../../src/domain/credentials.ts';
 import { parseProfile, updateProfile } from '../../src/domain/users.ts';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
@@ -42,6 +44,8 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'oauth_codes',
       'access_tokens',
       'identities',
+      'account_tokens',
+      'mail_outbox',
     ] as const;
     const order = { sessions: 'id_hash', identities: 'identity' } as Record<string, string>;
     const out: Record<string, unknown> = {};
@@ -78,6 +82,9 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         ),
       );
       const signed = /name="request" value="([^"]+)"/.exec(consent)![1]!;
+      await requestPasswordReset(t.services, user.email);
+      const [resetMail] = await listMail(db(), { recipient: user.email, limit: 1 });
+      const resetPath = new URL(String(resetMail!.params.link)).pathname;
       forms = [
         {
           name: 'sign-up',
@@ -124,6 +131,32 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           action: `/claim/${encodeURIComponent(`email:${createHash('md5').update(user.email).digest('hex')}`)}`,
           fields: {},
         },
+        {
+          name: 'forgot password',
+          page: '/password/forgot',
+          action: '/password/forgot',
+          fields: { email: user.email },
+          anonymous: true,
+        },
+        {
+          name: 'reset password',
+          page: resetPath,
+          action: resetPath,
+          fields: { password: 'a new passphrase' },
+          anonymous: true,
+        },
+        {
+          name: 'change password',
+          page: '/settings',
+          action: '/settings/password',
+          fields: { current_password: PASSWORD, password: 'a new passphrase' },
+        },
+        {
+          name: 'change e-mail',
+          page: '/settings',
+          action: '/settings/email',
+          fields: { email: 'elsewhere@example.org', current_password: PASSWORD },
+        },
       ];
     });
 
@@ -168,9 +201,13 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/authorized/:clientId/revoke',
           '/oauth/authorize',
           '/claim/:identity',
+          '/password/forgot',
+          '/password/reset/:token',
+          '/settings/password',
+          '/settings/email',
         ].sort(),
       );
-      expect(forms).toHaveLength(13);
+      expect(forms).toHaveLength(17);
     });
 
     it.each([
@@ -187,6 +224,10 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'revoke grant',
       'consent approve',
       'claim',
+      'forgot password',
+      'reset password',
+      'change password',
+      'change e-mail',
     ])(
       "%s: without a token, with a wrong one, with another visitor's, and with one in the query string only",
       async (name) => {

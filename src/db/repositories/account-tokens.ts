@@ -10,7 +10,10 @@ export interface AccountTokenRecord {
   id: number;
   purpose: AccountTokenPurpose;
   userId: number;
-  /** verify_email: the address being verified; unsubscribe: the notice it turns off */
+  /**
+   * verify_email: the address being verified; password_reset: the address the link was sent to;
+   * unsubscribe: the notice it turns off
+   */
   detail: string;
   /** Unix seconds */
   createdAt: number;

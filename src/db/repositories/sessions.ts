@@ -74,3 +74,14 @@ export async function deleteExpiredSessions(ex: Executor, userId: number, now: n
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
+
+/**
+ * Deletes every session of a user (password reset), or every one but `exceptIdHash` (password
+ * change: the session that made it stays); returns how many.
+ */
+export async function deleteSessionsOfUser(ex: Executor, userId: number, exceptIdHash?: string): Promise<number> {
+  let q = ex.deleteFrom('sessions').where('user_id', '=', userId);
+  if (exceptIdHash !== undefined) q = q.where('id_hash', '<>', exceptIdHash);
+  const r = await q.executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

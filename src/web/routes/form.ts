@@ -24,6 +24,11 @@ const NOTICES: Record<string, string> = {
   'redirect-uris': 'The redirect URIs were saved.',
   revoked: 'Access revoked: the application can no longer act for you.',
   loggedout: 'You are logged out.',
+  password: 'Your password was changed. Every other session of your account was logged out.',
+  email:
+    'Your e-mail address was changed. We sent a link to the new address: follow it to confirm the address. Your old address was told of the change.',
+  'reset-sent':
+    'If an account has this address, we sent it a link to choose a new password. The link works once, for one hour. No mail after a few minutes? Check the address and your spam folder, then try again.',
 };
 
 /** The notice named by the `done` query parameter, if it is one of ours. */

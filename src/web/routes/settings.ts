@@ -1,6 +1,7 @@
 /**
  * The user's settings: profile fields of the User resource, "hide my tips", and the
  * monthly budget in cents (src/domain/money/account.ts setMonthlyBudget). Log-in required.
+ * The page's password and address forms are handled in password.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
@@ -12,26 +13,48 @@ import { field, formOf, noticeOf, toLogin } from './form.ts';
 
 const PROFILE_FIELDS = ['firstname', 'lastname', 'about', 'city', 'country', 'url', 'avatar'] as const;
 
+/**
+ * Renders the settings page of `userId` with `status`: the profile (or `extra.profile`, the form as
+ * sent), the money, the account's address, and `extra` (an error or notice; `email`: the address
+ * form's value as sent). Other route modules with forms on the page re-render it with this.
+ */
+export async function renderSettings(
+  ctx: WebContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: number,
+  extra: { error?: string; notice?: string; profile?: Record<string, unknown>; email?: string },
+  status = 200,
+): Promise<FastifyReply> {
+  const s = ctx.services;
+  const [user, money] = await Promise.all([getUserById(s, userId), getMoneySummary(s, userId)]);
+  return ctx.page(
+    request,
+    reply,
+    './settings',
+    {
+      title: 'Settings',
+      money,
+      maxBudget: MAX_BUDGET_CENTS,
+      account: { email: user.email, verified: user.emailVerifiedAt !== null },
+      email: '',
+      ...extra,
+      profile: extra.profile ?? user,
+    },
+    status,
+  );
+}
+
 /** Registers GET/POST /settings, POST /settings/budget and GET /earnings on the website plugin. */
 export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
-
-  async function render(
+  const render = (
     request: FastifyRequest,
     reply: FastifyReply,
     userId: number,
     extra: { error?: string; notice?: string; profile?: Record<string, unknown> },
     status = 200,
-  ) {
-    const [user, money] = await Promise.all([getUserById(s, userId), getMoneySummary(s, userId)]);
-    return ctx.page(
-      request,
-      reply,
-      './settings',
-      { title: 'Settings', money, maxBudget: MAX_BUDGET_CENTS, ...extra, profile: extra.profile ?? user },
-      status,
-    );
-  }
+  ) => renderSettings(ctx, request, reply, userId, extra, status);
 
   /** GET /settings — the profile form and the budget form, with balance, budget and this month's tips. */
   app.get('/settings', async (request, reply) => {
