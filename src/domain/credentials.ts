@@ -40,14 +40,11 @@ import { queueMail } from './mail.ts';
 import type { UserRecord } from './records.ts';
 import { hashSecret, newSecret } from './secrets.ts';
 import type { Services } from './services.ts';
-import { EMAIL_PATTERN } from './users.ts';
+import { checkNewPassword, EMAIL_PATTERN, PASSWORD_LENGTH } from './users.ts';
 import { queueVerification } from './verification.ts';
 
 /** How long a password-reset link works: one hour, in seconds. */
 export const RESET_TTL = 3600;
-
-/** Length of a password in characters, as at sign-up (the upper bound bounds the hashing work). */
-export const PASSWORD_LENGTH = { min: 8, max: 1024 } as const;
 
 /** Longest reset token looked up (tokens are 43 characters; anything much longer is not one). */
 const MAX_TOKEN_LENGTH = 200;
@@ -77,17 +74,6 @@ export function parseEmail(raw: string): string {
   if (!EMAIL_PATTERN.test(email) || /[\u0000-\u001f\u007f]/.test(email) || !email.isWellFormed())
     throw new ValidationError('Please enter a valid e-mail address.', 'users');
   return email;
-}
-
-/**
- * Checks a new password's length (PASSWORD_LENGTH).
- * @throws ValidationError naming the rule it breaks
- */
-export function checkNewPassword(password: string): void {
-  if (password.length < PASSWORD_LENGTH.min)
-    throw new ValidationError(`The password must have at least ${PASSWORD_LENGTH.min} characters.`, 'users');
-  if (password.length > PASSWORD_LENGTH.max)
-    throw new ValidationError(`The password must have at most ${PASSWORD_LENGTH.max} characters.`, 'users');
 }
 
 /**

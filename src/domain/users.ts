@@ -31,6 +31,20 @@ export class UsernameTakenError extends DomainError {
   }
 }
 
+/** Length of a password in characters, as at sign-up (the upper bound bounds the hashing work). */
+export const PASSWORD_LENGTH = { min: 8, max: 1024 } as const;
+
+/**
+ * Checks a new password's length (PASSWORD_LENGTH).
+ * @throws ValidationError naming the rule it breaks
+ */
+export function checkNewPassword(password: string): void {
+  if (password.length < PASSWORD_LENGTH.min)
+    throw new ValidationError(`The password must have at least ${PASSWORD_LENGTH.min} characters.`, 'users');
+  if (password.length > PASSWORD_LENGTH.max)
+    throw new ValidationError(`The password must have at most ${PASSWORD_LENGTH.max} characters.`, 'users');
+}
+
 /**
  * Registers a user. A given address starts unverified, and its verification link is queued in the
  * same transaction (src/domain/verification.ts).
@@ -51,9 +65,7 @@ export async function registerUser(
   }
   const email = (input.email ?? '').trim();
   if (email && !EMAIL_PATTERN.test(email)) throw new ValidationError('Invalid email', 'users');
-  if (input.password !== undefined && input.password.length < 8) {
-    throw new ValidationError('Invalid password: at least 8 characters', 'users');
-  }
+  if (input.password !== undefined) checkNewPassword(input.password);
   const passwordHash = input.password !== undefined ? await s.passwordHashing.hash(input.password) : null;
   const now = s.clock.now();
   try {

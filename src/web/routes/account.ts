@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PasswordHashingBusyError } from '../../auth/passwords.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { authenticateUser, registerUser } from '../../domain/users.ts';
+import { authenticateUser, PASSWORD_LENGTH, registerUser } from '../../domain/users.ts';
 import { clientNetwork } from '../../ratelimit/limiter.ts';
 import { minutesText, type WebContext } from '../context.ts';
 import { usernameKey } from '../limits.ts';
@@ -18,7 +18,7 @@ import { endSession, startSession } from '../sessions.ts';
 import { field, formOf, noticeOf } from './form.ts';
 
 /** Longest password accepted, in characters (scrypt hashes any length; this bounds the work). */
-export const MAX_PASSWORD_LENGTH = 1024;
+const MAX_PASSWORD_LENGTH = PASSWORD_LENGTH.max;
 
 /** Registers GET/POST /signup, GET/POST /login and POST /logout on the website plugin. */
 export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
@@ -78,9 +78,6 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
         429,
       );
     if (email === '') return again('Please enter your e-mail address.');
-    if (password.length < 8) return again('The password must have at least 8 characters.');
-    if (password.length > MAX_PASSWORD_LENGTH)
-      return again(`The password must have at most ${MAX_PASSWORD_LENGTH} characters.`);
     let user;
     try {
       user = await registerUser(s, { username, email, password });
