@@ -75,10 +75,13 @@ export async function registerUser(
   return (await findUserByUsername(s.database.db, input.username))!;
 }
 
-/** Finds a user by username (case-insensitive). @throws NotFoundError */
+/**
+ * Finds a live user by username (case-insensitive): a deleted account is not found.
+ * @throws NotFoundError
+ */
 export async function getUser(s: Services, username: string): Promise<UserRecord> {
   const u = await findUserByUsername(s.database.db, username);
-  if (!u) throw new NotFoundError('User not found', 'users');
+  if (!u || u.deletedAt !== null) throw new NotFoundError('User not found', 'users');
   return u;
 }
 

@@ -119,6 +119,12 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           fields: { request: signed, decision: 'approve' },
         },
         {
+          name: 'delete account',
+          page: '/settings/delete',
+          action: '/settings/delete',
+          fields: { password: PASSWORD, confirm: '1' },
+        },
+        {
           name: 'claim',
           page: '/settings',
           action: `/claim/${encodeURIComponent(`email:${createHash('md5').update(user.email).digest('hex')}`)}`,
@@ -168,9 +174,10 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/authorized/:clientId/revoke',
           '/oauth/authorize',
           '/claim/:identity',
+          '/settings/delete',
         ].sort(),
       );
-      expect(forms).toHaveLength(13);
+      expect(forms).toHaveLength(14);
     });
 
     it.each([
@@ -187,6 +194,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'revoke grant',
       'consent approve',
       'claim',
+      'delete account',
     ])(
       "%s: without a token, with a wrong one, with another visitor's, and with one in the query string only",
       async (name) => {

@@ -26,9 +26,13 @@ const NOTICES: Record<string, string> = {
   loggedout: 'You are logged out.',
 };
 
-/** The notice named by the `done` query parameter, if it is one of ours. */
-export function noticeOf(request: FastifyRequest): string | undefined {
+/**
+ * The notice named by the `done` query parameter, if it is one of ours; `own` gives a page's own
+ * texts, which take precedence (e.g. the home page's `deleted`: the account was deleted).
+ */
+export function noticeOf(request: FastifyRequest, own: Record<string, string> = {}): string | undefined {
   const done = field(request.query as Record<string, unknown>, 'done');
+  if (Object.hasOwn(own, done)) return own[done];
   return Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
 }
 
