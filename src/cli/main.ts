@@ -14,6 +14,7 @@ import { registerMoneyCommands } from './money.ts';
 import { registerPartnerCommands } from './partners.ts';
 import { registerAppsCommands } from './apps.ts';
 import { registerMailCommands } from './mail.ts';
+import { registerAccountDataCommands } from './account-data.ts';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 
@@ -149,6 +150,7 @@ registerMoneyCommands(program, withServices);
 registerPartnerCommands(program, withServices);
 registerAppsCommands(program, withServices);
 registerMailCommands(program, withServices);
+registerAccountDataCommands(users, withServices);
 
 try {
   await program.parseAsync(process.argv);

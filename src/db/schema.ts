@@ -139,9 +139,9 @@ export interface SessionsTable {
 
 export interface LedgerAccountsTable {
   id: Generated<number>;
-  /** e.g. 'balance:user:12', 'earnings:user:12', 'held:email:<md5>', 'platform:funding' */
+  /** e.g. 'balance:user:12', 'earnings:user:12', 'held:email:<md5>', 'platform:funding', 'platform:forfeited' */
   account_key: string;
-  /** 'balance' | 'earnings' | 'held' | 'funding' */
+  /** 'balance' | 'earnings' | 'held' | 'funding' | 'forfeited' */
   kind: string;
   user_id: number | null;
   identity: string | null;
@@ -151,7 +151,7 @@ export interface LedgerAccountsTable {
 
 export interface LedgerTransactionsTable {
   id: Generated<number>;
-  /** 'funding' | 'settlement' | 'claim' | … */
+  /** 'funding' | 'settlement' | 'claim' | 'forfeit' | … */
   kind: string;
   period: string | null;
   /** idempotency key: a transaction with the same reference is never posted twice */

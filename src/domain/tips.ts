@@ -138,7 +138,7 @@ async function autoSubmitOwner(s: Services, auto: AutoSubmit): Promise<{ userId:
   }
   if (!auto.user_id) throw new NotFoundError('The auto-submit URL names no owner (user_id or owner)', 'tips');
   const user = await findUserByUsername(s.database.db, auto.user_id);
-  if (!user) throw new NotFoundError(`No user "${auto.user_id}"`, 'tips');
+  if (!user || user.deletedAt !== null) throw new NotFoundError(`No user "${auto.user_id}"`, 'tips');
   return { userId: user.id };
 }
 

@@ -88,10 +88,13 @@ export async function registerUser(
   return (await findUserByUsername(s.database.db, input.username))!;
 }
 
-/** Finds a user by username (case-insensitive). @throws NotFoundError */
+/**
+ * Finds a live user by username (case-insensitive): a deleted account is not found.
+ * @throws NotFoundError
+ */
 export async function getUser(s: Services, username: string): Promise<UserRecord> {
   const u = await findUserByUsername(s.database.db, username);
-  if (!u) throw new NotFoundError('User not found', 'users');
+  if (!u || u.deletedAt !== null) throw new NotFoundError('User not found', 'users');
   return u;
 }
 
@@ -237,6 +240,7 @@ export async function authenticateUser(
       ? await findUserByUsername(s.database.db, username)
       : undefined;
   const hash = user ? await findPasswordHash(s.database.db, user.id) : null;
-  const ok = await s.passwordHashing.verify(password, hash);
+  // A password longer than any we accept is wrong without being hashed (it bounds the work).
+  const ok = password.length <= PASSWORD_LENGTH.max && (await s.passwordHashing.verify(password, hash));
   return user && hash && ok ? user : undefined;
 }

@@ -33,6 +33,7 @@ import { appsRoutes } from './routes/apps.ts';
 import { authorizeRoutes } from './routes/authorize.ts';
 import { claimRoutes } from './routes/claim.ts';
 import { passwordRoutes } from './routes/password.ts';
+import { accountDataRoutes } from './routes/account-data.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -78,6 +79,7 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * GET /claim/:identity[/owner/:address] · POST /claim/:identity (src/web/routes/claim.ts) ·
  * GET/POST /password/forgot · GET/POST /password/reset/:token · POST /settings/password ·
  * POST /settings/email (src/web/routes/password.ts).
+ * GET /settings/export · GET/POST /settings/delete (src/web/routes/account-data.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -157,6 +159,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   authorizeRoutes(app, ctx);
   claimRoutes(app, ctx);
   passwordRoutes(app, ctx);
+  accountDataRoutes(app, ctx);
 }
 
 /**

@@ -126,6 +126,12 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           fields: { request: signed, decision: 'approve' },
         },
         {
+          name: 'delete account',
+          page: '/settings/delete',
+          action: '/settings/delete',
+          fields: { password: PASSWORD, confirm: '1' },
+        },
+        {
           name: 'claim',
           page: '/settings',
           action: `/claim/${encodeURIComponent(`email:${createHash('md5').update(user.email).digest('hex')}`)}`,
@@ -205,9 +211,10 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/password/reset/:token',
           '/settings/password',
           '/settings/email',
+          '/settings/delete',
         ].sort(),
       );
-      expect(forms).toHaveLength(17);
+      expect(forms).toHaveLength(18);
     });
 
     it.each([
@@ -228,6 +235,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'reset password',
       'change password',
       'change e-mail',
+      'delete account',
     ])(
       "%s: without a token, with a wrong one, with another visitor's, and with one in the query string only",
       async (name) => {

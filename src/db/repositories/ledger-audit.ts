@@ -79,7 +79,7 @@ export async function listDriftedUserBalances(
   }));
 }
 
-/** Balance, earnings and held accounts below 0 and funding accounts above 0, by key. */
+/** Balance, earnings, held and forfeited accounts below 0 and funding accounts above 0, by key. */
 export async function listWrongSignAccounts(
   ex: Executor,
 ): Promise<{ accountKey: string; kind: string; balanceCents: number }[]> {
@@ -88,7 +88,7 @@ export async function listWrongSignAccounts(
     .select(['account_key', 'kind', 'balance_cents'])
     .where((eb) =>
       eb.or([
-        eb.and([eb('kind', 'in', ['balance', 'earnings', 'held']), eb('balance_cents', '<', 0)]),
+        eb.and([eb('kind', 'in', ['balance', 'earnings', 'held', 'forfeited']), eb('balance_cents', '<', 0)]),
         eb.and([eb('kind', '=', 'funding'), eb('balance_cents', '>', 0)]),
       ]),
     )

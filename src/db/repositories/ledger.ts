@@ -5,7 +5,11 @@
 import { sql } from 'kysely';
 import type { Executor } from '../transaction.ts';
 
-export type AccountKind = 'balance' | 'earnings' | 'held' | 'funding';
+/**
+ * `balance` and `earnings` of a user, `held` of a pending identity, and two of the platform's:
+ * `funding` (money that entered) and `forfeited` (money of deleted accounts, src/domain/account-data.ts).
+ */
+export type AccountKind = 'balance' | 'earnings' | 'held' | 'funding' | 'forfeited';
 
 export interface AccountRef {
   kind: AccountKind;
@@ -15,6 +19,7 @@ export interface AccountRef {
 
 export function accountKey(a: AccountRef): string {
   if (a.kind === 'funding') return 'platform:funding';
+  if (a.kind === 'forfeited') return 'platform:forfeited';
   if (a.userId !== undefined) return `${a.kind}:user:${a.userId}`;
   return `${a.kind}:${a.identity}`;
 }

@@ -12,10 +12,13 @@ export interface TipToSettle {
   id: number;
   ownerUserId: number | null;
   ownerIdentity: string | null;
+  /** the owner's account was deleted (its shares are forfeited) */
+  ownerDeleted: boolean;
 }
 
 /**
- * The tips of a tipper in a period in settlement order (time, then id), deleted things included.
+ * The tips of a tipper in a period in settlement order (time, then id), deleted things included,
+ * with whether the thing's owner deleted their account.
  * On PostgreSQL the things' rows are share-locked, so a concurrent claim of a pending thing's
  * identity (which updates the thing's owner, then moves `held:<identity>`) either happens before
  * (the share goes to the new owner's earnings) or waits for this transaction (and then moves the
@@ -30,13 +33,19 @@ export async function listTipsToSettle(
   const query = ex
     .selectFrom('tips')
     .innerJoin('things', 'things.id', 'tips.thing_id')
-    .select(['tips.id', 'things.owner_user_id', 'things.owner_identity'])
+    .leftJoin('users as owner', 'owner.id', 'things.owner_user_id')
+    .select(['tips.id', 'things.owner_user_id', 'things.owner_identity', 'owner.deleted_at as owner_deleted_at'])
     .where('tips.tipper_id', '=', tipperId)
     .where('tips.period', '=', period)
     .orderBy('tips.created_at')
     .orderBy('tips.id');
   const rows = await (engine === 'postgres' ? query.forShare(['things']) : query).execute();
-  return rows.map((r) => ({ id: r.id, ownerUserId: r.owner_user_id, ownerIdentity: r.owner_identity }));
+  return rows.map((r) => ({
+    id: r.id,
+    ownerUserId: r.owner_user_id,
+    ownerIdentity: r.owner_identity,
+    ownerDeleted: r.owner_deleted_at !== null && r.owner_deleted_at !== undefined,
+  }));
 }
 
 /**

@@ -22,7 +22,7 @@ export function toUserRecord(r: Selectable<UsersTable>): UserRecord {
     budgetCents: r.budget_cents,
     hideTips: r.hide_tips === 1,
     emailVerifiedAt: r.email_verified_at,
-    deletedAt: r.deleted_at,
+    deletedAt: r.deleted_at ?? null,
     notices: {
       receipt: r.notice_receipt === 1,
       renewal_skipped: r.notice_renewal === 1,

@@ -4,7 +4,8 @@
  *
  * Accounts (`ledger_accounts.kind`): `balance` (a user's funds, never negative), `earnings` (a
  * user's settled shares, never negative), `held` (shares of a pending identity, never negative),
- * `funding` (the platform's incoming funds: money that entered, so never positive).
+ * `funding` (the platform's incoming funds: money that entered, so never positive), `forfeited` (what
+ * deleted accounts left behind, src/domain/account-data.ts; never negative).
  */
 import {
   ledgerTotals,
@@ -39,7 +40,7 @@ export interface LedgerBreach {
  * 2. each transaction has entries and its entries sum to 0;
  * 3. each account's balance equals the sum of its entries;
  * 4. each user's `balance_cents` equals their balance account (0 without one);
- * 5. no balance, earnings or held account is negative, no funding account positive;
+ * 5. no balance, earnings, held or forfeited account is negative, no funding account positive;
  * 6. settled periods are consistent: status `settled` has `settled_at`; every tipper of the period
  *    has exactly one settlement transaction and every tip exactly one share entry; the shares of
  *    one tipper differ by at most one cent and none is negative; each share pays for a tip of that

@@ -11,7 +11,8 @@
  * - the period is claimed with one atomic `UPDATE periods … WHERE status <> 'settled' AND (no live
  *   claim)`, renewed in every tipper's transaction: of two concurrent runs only one does the work;
  *   a claim left by a crashed run expires after SETTLEMENT_CLAIM_SECONDS;
- * - tips on deleted things count (tips are never deleted; the thing's owner is still known).
+ * - tips on deleted things count (tips are never deleted; the thing's owner is still known); the
+ *   shares of an owner who deleted the account go to the platform's `forfeited` account.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -124,10 +125,11 @@ class ClaimLostError extends Error {
   }
 }
 
+/** Who a share goes to: the owner's earnings, the identity's held account, or (the owner deleted the account since) `forfeited`. */
 function shareAccount(t: TipToSettle): AccountRef {
-  return t.ownerUserId !== null
-    ? { kind: 'earnings', userId: t.ownerUserId }
-    : { kind: 'held', identity: t.ownerIdentity ?? '' };
+  if (t.ownerUserId !== null)
+    return t.ownerDeleted ? { kind: 'forfeited' } : { kind: 'earnings', userId: t.ownerUserId };
+  return { kind: 'held', identity: t.ownerIdentity ?? '' };
 }
 
 /**

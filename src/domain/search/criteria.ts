@@ -202,7 +202,8 @@ async function parseCriteria(
       hasForbiddenCharacters(username) || username.length > 64
         ? undefined
         : await findUserByUsername(database.db, username);
-    if (!user) throw new InvalidParametersError(`Unknown user ${JSON.stringify(username.slice(0, 64))}`, 'search');
+    if (!user || user.deletedAt !== null)
+      throw new InvalidParametersError(`Unknown user ${JSON.stringify(username.slice(0, 64))}`, 'search');
     criteria.ownerUserId = user.id;
   }
   return criteria;

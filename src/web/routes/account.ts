@@ -9,16 +9,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PasswordHashingBusyError } from '../../auth/passwords.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { authenticateUser, PASSWORD_LENGTH, registerUser } from '../../domain/users.ts';
+import { authenticateUser, registerUser } from '../../domain/users.ts';
 import { clientNetwork } from '../../ratelimit/limiter.ts';
 import { minutesText, type WebContext } from '../context.ts';
 import { usernameKey } from '../limits.ts';
 import { safeReturnPath } from '../return-path.ts';
 import { endSession, startSession } from '../sessions.ts';
 import { field, formOf, noticeOf } from './form.ts';
-
-/** Longest password accepted, in characters (scrypt hashes any length; this bounds the work). */
-const MAX_PASSWORD_LENGTH = PASSWORD_LENGTH.max;
 
 /** Registers GET/POST /signup, GET/POST /login and POST /logout on the website plugin. */
 export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
@@ -124,7 +121,7 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
       return again(429, refusal(reply, wait, 'Too many failed log-in attempts. For your safety, log-in is paused.'));
     let user;
     try {
-      user = password.length <= MAX_PASSWORD_LENGTH ? await authenticateUser(s, username, password) : undefined;
+      user = await authenticateUser(s, username, password);
     } catch (err) {
       await ctx.limits.logins.undecided(account, request.ip);
       if (err instanceof PasswordHashingBusyError) return again(503, busy(reply, err));

@@ -31,9 +31,13 @@ const NOTICES: Record<string, string> = {
     'If an account has this address, we sent it a link to choose a new password. The link works once, for one hour. No mail after a few minutes? Check the address and your spam folder, then try again.',
 };
 
-/** The notice named by the `done` query parameter, if it is one of ours. */
-export function noticeOf(request: FastifyRequest): string | undefined {
+/**
+ * The notice named by the `done` query parameter, if it is one of ours; `own` gives a page's own
+ * texts, which take precedence (e.g. the home page's `deleted`: the account was deleted).
+ */
+export function noticeOf(request: FastifyRequest, own: Record<string, string> = {}): string | undefined {
   const done = field(request.query as Record<string, unknown>, 'done');
+  if (Object.hasOwn(own, done)) return own[done];
   return Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
 }
 

@@ -24,6 +24,11 @@ export const TIP_ERROR_TEXT: Record<string, string> = {
   no_means: 'You have no means to tip yet: set a monthly budget in Settings and make sure your balance covers it.',
 };
 
+/** The home page's own notices (src/web/routes/form.ts noticeOf). */
+const HOME_NOTICES: Record<string, string> = {
+  deleted: 'Your account was deleted. Thank you for having used Tipjar.',
+};
+
 /** A thing page id: digits only (1–15 of them), else undefined (→ 404). */
 function pageId(raw: string): number | undefined {
   return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
@@ -33,9 +38,9 @@ function pageId(raw: string): number | undefined {
 export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 
-  /** GET / — the home page. */
+  /** GET / — the home page (`?done=deleted`: after an account deletion). */
   app.get('/', async (request, reply) =>
-    ctx.page(request, reply, './home', { title: 'Tip what you like', notice: noticeOf(request) }),
+    ctx.page(request, reply, './home', { title: 'Tip what you like', notice: noticeOf(request, HOME_NOTICES) }),
   );
 
   /**
