@@ -26,7 +26,15 @@ const OUTER = {
 };
 /** What the domain receives as ports (domain/services.ts) instead of importing. */
 const DOMAIN_PORTS = {
-  group: ['**/auth/**', '**/webhooks/**', '**/mail/**', '**/discovery/**', '**/scheduler/**', '**/ratelimit/**', '**/formats/**'],
+  group: [
+    '**/auth/**',
+    '**/webhooks/**',
+    '**/mail/**',
+    '**/discovery/**',
+    '**/scheduler/**',
+    '**/ratelimit/**',
+    '**/formats/**',
+  ],
   message:
     'domain/ is imported by auth/, webhooks/, discovery/ and the others, never the reverse: declare a port in domain/services.ts (docs/adr/0019)',
 };
