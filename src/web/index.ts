@@ -32,6 +32,7 @@ import { settingsRoutes } from './routes/settings.ts';
 import { appsRoutes } from './routes/apps.ts';
 import { authorizeRoutes } from './routes/authorize.ts';
 import { claimRoutes } from './routes/claim.ts';
+import { verifyRoutes } from './routes/verify.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -74,7 +75,8 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * POST /settings/budget · GET /profile/:username · GET /thing/:id · POST /thing/:id/tip ·
  * GET/POST /apps · POST /apps/:clientId/secret · POST /apps/:clientId/delete · GET /authorized ·
  * POST /authorized/:clientId/revoke · GET/POST /oauth/authorize · GET /static/site.css ·
- * GET /claim/:identity[/owner/:address] · POST /claim/:identity (src/web/routes/claim.ts).
+ * GET /claim/:identity[/owner/:address] · POST /claim/:identity (src/web/routes/claim.ts) ·
+ * GET /verify-email/:token · POST /verify-email/resend (src/web/routes/verify.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -153,6 +155,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   appsRoutes(app, ctx);
   authorizeRoutes(app, ctx);
   claimRoutes(app, ctx);
+  verifyRoutes(app, ctx);
 }
 
 /**

@@ -42,6 +42,8 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'oauth_codes',
       'access_tokens',
       'identities',
+      'account_tokens',
+      'mail_outbox',
     ] as const;
     const order = { sessions: 'id_hash', identities: 'identity' } as Record<string, string>;
     const out: Record<string, unknown> = {};
@@ -124,6 +126,12 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           action: `/claim/${encodeURIComponent(`email:${createHash('md5').update(user.email).digest('hex')}`)}`,
           fields: {},
         },
+        {
+          name: 'resend verification',
+          page: '/settings',
+          action: '/verify-email/resend',
+          fields: { return_to: '/settings' },
+        },
       ];
     });
 
@@ -168,9 +176,10 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/authorized/:clientId/revoke',
           '/oauth/authorize',
           '/claim/:identity',
+          '/verify-email/resend',
         ].sort(),
       );
-      expect(forms).toHaveLength(13);
+      expect(forms).toHaveLength(14);
     });
 
     it.each([
@@ -187,6 +196,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'revoke grant',
       'consent approve',
       'claim',
+      'resend verification',
     ])(
       "%s: without a token, with a wrong one, with another visitor's, and with one in the query string only",
       async (name) => {

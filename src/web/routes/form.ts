@@ -24,6 +24,9 @@ const NOTICES: Record<string, string> = {
   'redirect-uris': 'The redirect URIs were saved.',
   revoked: 'Access revoked: the application can no longer act for you.',
   loggedout: 'You are logged out.',
+  'verify-sent': 'A new verification link is on its way to your e-mail address. It works once, for 24 hours.',
+  'verify-done': 'Your e-mail address is verified already.',
+  'verify-none': 'Your account has no e-mail address to verify.',
 };
 
 /** The notice named by the `done` query parameter, if it is one of ours. */

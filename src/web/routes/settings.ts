@@ -1,12 +1,15 @@
 /**
- * The user's settings: profile fields of the User resource, "hide my tips", and the
- * monthly budget in cents (src/domain/money/account.ts setMonthlyBudget). Log-in required.
+ * The user's settings: profile fields of the User resource, "hide my tips", the
+ * monthly budget in cents (src/domain/money/account.ts setMonthlyBudget), and the account's
+ * e-mail address, verified or not (with the form that sends a new link, src/web/routes/verify.ts).
+ * Log-in required.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
 import { getMoneySummary, parseBudgetCents, setMonthlyBudget } from '../../domain/money/account.ts';
 import { MAX_BUDGET_CENTS } from '../../domain/money/means.ts';
 import { getUserById, parseProfile, updateProfile } from '../../domain/users.ts';
+import { isEmailVerified } from '../../domain/verification.ts';
 import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
 
@@ -28,7 +31,14 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
       request,
       reply,
       './settings',
-      { title: 'Settings', money, maxBudget: MAX_BUDGET_CENTS, ...extra, profile: extra.profile ?? user },
+      {
+        title: 'Settings',
+        money,
+        maxBudget: MAX_BUDGET_CENTS,
+        ...extra,
+        profile: extra.profile ?? user,
+        address: { email: user.email, verified: isEmailVerified(user) },
+      },
       status,
     );
   }
