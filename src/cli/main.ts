@@ -76,13 +76,29 @@ program
 const users = program.command('users').description('manage users');
 users
   .command('create <username>')
-  .description('register a user')
+  .description('register a user (a given address starts unverified and is sent a verification link)')
   .option('--email <email>', 'e-mail address')
   .option('--password <password>', 'password for the website (at least 8 characters)')
-  .action(async (username: string, opts: { email?: string; password?: string }) => {
+  .option('--verified', 'mark the address verified at once (operator); no verification link is sent')
+  .action(async (username: string, opts: { email?: string; password?: string; verified?: boolean }) => {
     const { registerUser } = await import('../domain/users.ts');
     const u = await withServices((s) => registerUser(s, { username, ...opts }));
-    console.log(`created user ${u.username} (id ${u.id})`);
+    const address = !u.email
+      ? ''
+      : u.emailVerifiedAt !== null
+        ? `; address ${u.email} verified`
+        : `; verification link queued for ${u.email}`;
+    console.log(`created user ${u.username} (id ${u.id})${address}`);
+  });
+users
+  .command('verify <username>')
+  .description("mark a user's current e-mail address verified (operator); outstanding verification links end")
+  .action(async (username: string) => {
+    const { markEmailVerified } = await import('../domain/verification.ts');
+    const r = await withServices((s) => markEmailVerified(s, username));
+    console.log(
+      `${r.user.username}: address ${r.user.email} ${r.alreadyVerified ? 'was verified already' : 'verified'}`,
+    );
   });
 users
   .command('fund <username>')

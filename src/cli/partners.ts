@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { ValidationError } from '../domain/errors.ts';
 import type { Services } from '../domain/services.ts';
 import { loadConfig } from '../config/index.ts';
 
@@ -79,7 +80,9 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
 
   partners
     .command('list')
-    .description('list partners (tab-separated: namespace, client id, events, private allowed, created, webhook URL)')
+    .description(
+      'list partners (tab-separated: namespace, client id, events, private allowed, trusted, created, webhook URL)',
+    )
     .action(async () => {
       const { listPartners } = await partnerOperations();
       const list = await withServices((s) => listPartners(s));
@@ -91,6 +94,7 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
             p.clientId,
             p.events.join(','),
             p.allowPrivateWebhook ? 'private' : 'public',
+            p.trusted ? 'trusted' : 'untrusted',
             iso(p.createdAt),
             p.webhookUrl,
           ].join('\t'),
@@ -99,21 +103,38 @@ export function registerPartnerCommands(program: Command, withServices: WithServ
 
   partners
     .command('update <namespace>')
-    .description("change a partner's webhook URL, events or private-address allowance, or rotate its signing secret")
+    .description(
+      "change a partner's webhook URL, events, private-address allowance or trust, or rotate its signing secret",
+    )
     .option('--webhook-url <url>', 'new webhook URL (checked like at creation)')
     .option('--events <kinds>', 'new comma-separated event kinds')
     .option('--allow-private-webhook', 'allow a private webhook address')
     .option('--no-allow-private-webhook', 'refuse a private webhook address again')
+    .option(
+      '--trusted',
+      'let the partner assign global identities (email:, twitter:) to its users through POST /user/verify',
+    )
+    .option('--untrusted', 'only identities of its own namespace again (the default)')
     .option('--rotate-secret', 'issue a new signing secret (printed once; the old one stops at once)')
     .action(
       async (
         namespace: string,
-        opts: { webhookUrl?: string; events?: string; allowPrivateWebhook?: boolean; rotateSecret?: boolean },
+        opts: {
+          webhookUrl?: string;
+          events?: string;
+          allowPrivateWebhook?: boolean;
+          trusted?: boolean;
+          untrusted?: boolean;
+          rotateSecret?: boolean;
+        },
       ) => {
+        if (opts.trusted && opts.untrusted) throw new ValidationError('give --trusted or --untrusted, not both', 'api');
         const { updatePartner } = await partnerOperations();
-        const r = await withServices((s) => updatePartner(s, namespace, opts));
+        const { untrusted, ...changes } = opts;
+        const trusted = opts.trusted ? true : untrusted ? false : undefined;
+        const r = await withServices((s) => updatePartner(s, namespace, { ...changes, trusted }));
         console.log(
-          `updated partner ${r.partner.namespace} (webhook ${r.partner.webhookUrl}, events ${r.partner.events.join(',')}${r.partner.allowPrivateWebhook ? ', private webhook address allowed' : ''})`,
+          `updated partner ${r.partner.namespace} (webhook ${r.partner.webhookUrl}, events ${r.partner.events.join(',')}${r.partner.allowPrivateWebhook ? ', private webhook address allowed' : ''}${r.partner.trusted ? ', trusted with global identities' : ''})`,
         );
         if (r.signingSecret) console.log(`signing_secret: ${r.signingSecret}`);
       },

@@ -109,7 +109,7 @@ export const SettingsSchema = Type.Object({
     minimum: 1,
     default: 100,
     description:
-      'log-in and sign-up form submissions per hour, per client IP; then 429 with Retry-After until the hour ends',
+      'log-in, sign-up and new-verification-link form submissions per hour, per client IP; then 429 with Retry-After until the hour ends',
   }),
   RATE_LIMIT_SIGNUPS: Type.Integer({
     minimum: 1,

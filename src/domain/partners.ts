@@ -17,19 +17,34 @@ import {
 } from '../db/repositories/partners.ts';
 import { accountBalance, postTransaction } from '../db/repositories/ledger.ts';
 import { assignActivitiesToOwner } from '../db/repositories/activities.ts';
-import { UnauthorizedError } from './errors.ts';
+import { findUserById } from '../db/repositories/users.ts';
+import { ForbiddenError, UnauthorizedError } from './errors.ts';
 import { parseIdentity } from './identities.ts';
 import type { Principal } from './records.ts';
+import { isEmailVerified } from './verification.ts';
 import type { Services } from './services.ts';
 
 export type { PartnerRecord };
+
+/** A claim resting on an address that is not verified yet (403 `forbidden`): nothing changed. */
+export class UnverifiedAddressError extends ForbiddenError {
+  constructor() {
+    super(
+      'The e-mail address of the account is not verified yet: follow the link sent to it, then claim',
+      'verification',
+    );
+  }
+}
 
 /**
  * `POST /user/verify` and `POST /users/:username/verify` (api-v2.md "Partner verification",
  * DECISIONS.md): the caller's token must have been issued to a partner's OAuth client; for the
  * second form the token's user must be `:username`. The identity must be valid and the partner
- * may verify it: `partner:<ns>:…` only for the partner of namespace `ns`, the global `email:` and
- * `twitter:user:id:` identities for any partner. An identity already verified by another user
+ * may verify it: `partner:<ns>:…` only for the partner of namespace `ns` (DECISIONS.md: the
+ * identity is in the partner's namespace); the global `email:` and `twitter:user:id:` identities,
+ * which no namespace holds, only for a partner the operator marked trusted (`tipjar partners update
+ * NS --trusted`), whose word then stands for the user's address or account (the user's own Tipjar
+ * address need not be verified). An identity already verified by another user
  * cannot be taken over. On success, in one transaction: the identities row, every pending thing
  * of the identity owned by the user (tips kept, the incoming activities re-pointed), and the
  * identity's held shares (`held:<identity>`) moved to the user's earnings. Verifying an identity
@@ -62,6 +77,12 @@ export async function verifyIdentity(
       'verification',
     );
   }
+  if (id.kind !== 'partner' && !partner.trusted) {
+    throw new UnauthorizedError(
+      `Partner "${partner.namespace}" may not verify ${id.kind}: identities (only a partner the operator trusts may verify global identities)`,
+      'verification',
+    );
+  }
   const claimed = await claimIdentity(s, principal.userId, id.identity, partner.id);
   if (claimed === null)
     throw new UnauthorizedError(
@@ -75,9 +96,15 @@ export async function verifyIdentity(
  * Records that `userId` owns `identity` (verified by partner `partnerId`, or by the website's
  * claim page when null) and, in the same transaction, gives the user every pending thing of the
  * identity (tips kept, their incoming activities re-pointed) and moves the identity's held shares
- * (`held:<identity>`) to the user's earnings. The caller has checked the user may claim it.
+ * (`held:<identity>`) to the user's earnings. A partner's claim has been checked by
+ * verifyIdentity. A claim without a partner rests on the account's address, checked here in the
+ * same transaction: the identity must be `email:<md5>` of the user's current address (trimmed,
+ * lower-cased), and that address verified (src/domain/verification.ts).
  * @returns the ids of the things claimed now, or null when another user holds the identity
  *   (nothing changed). Of concurrent claims exactly one gets a list (identity is a primary key).
+ * @throws UnverifiedAddressError (403 `forbidden`) when the matching address is not verified,
+ *   ForbiddenError when the identity is not the address's or the user is unknown or deleted;
+ *   nothing changed.
  */
 export async function claimIdentity(
   s: Services,
@@ -87,6 +114,12 @@ export async function claimIdentity(
 ): Promise<number[] | null> {
   return inTransaction(s.database, async (trx) => {
     const now = s.clock.now();
+    if (partnerId === null) {
+      const user = await findUserById(trx, userId);
+      if (!user || user.deletedAt !== null || !emailMatchesIdentity(user.email, identity))
+        throw new ForbiddenError(`The e-mail address of the account is not the one of ${identity}`, 'verification');
+      if (!isEmailVerified(user)) throw new UnverifiedAddressError();
+    }
     if (!(await insertIdentity(trx, { identity, userId, partnerId, now }))) {
       const owner = await findIdentityOwner(trx, identity);
       if (owner?.userId !== userId) return null;

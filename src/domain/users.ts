@@ -19,7 +19,7 @@ import { DomainError, NotFoundError, ValidationError } from './errors.ts';
 import type { Principal, UserRecord } from './records.ts';
 import type { Services } from './services.ts';
 import { MAX_BUDGET_CENTS } from './money/means.ts';
-import { queueVerification } from './verification.ts';
+import { markVerifiedAtRegistration, queueVerification } from './verification.ts';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{1,31}$/;
 /** What an e-mail address must look like: `local@domain.tld`, without white space. */
@@ -47,15 +47,18 @@ export function checkNewPassword(password: string): void {
 
 /**
  * Registers a user. A given address starts unverified, and its verification link is queued in the
- * same transaction (src/domain/verification.ts).
+ * same transaction (src/domain/verification.ts); with `verified` (operators: `tipjar users create
+ * --verified`) the address is verified at once and no link is sent.
  * @param input username (2–32 of letters, digits, `_ -`, starting with a letter or digit),
- *   optional email and password (hashed with scrypt through `s.passwordHashing`).
- * @throws ValidationError for a bad username or email, UsernameTakenError when taken,
- *   PasswordHashingBusyError when the server's hashing queue is full (nothing written).
+ *   optional email and password (hashed with scrypt through `s.passwordHashing`), `verified`
+ *   (needs an email).
+ * @throws ValidationError for a bad username or email, or `verified` without an email;
+ *   UsernameTakenError when taken; PasswordHashingBusyError when the server's hashing queue is
+ *   full (nothing written).
  */
 export async function registerUser(
   s: Services,
-  input: { username: string; email?: string; password?: string },
+  input: { username: string; email?: string; password?: string; verified?: boolean },
 ): Promise<UserRecord> {
   if (!USERNAME_PATTERN.test(input.username)) {
     throw new ValidationError(
@@ -65,6 +68,8 @@ export async function registerUser(
   }
   const email = (input.email ?? '').trim();
   if (email && !EMAIL_PATTERN.test(email)) throw new ValidationError('Invalid email', 'users');
+  if (input.verified && !email)
+    throw new ValidationError('Only a given e-mail address can be marked verified', 'users');
   if (input.password !== undefined) checkNewPassword(input.password);
   const passwordHash = input.password !== undefined ? await s.passwordHashing.hash(input.password) : null;
   const now = s.clock.now();
@@ -73,7 +78,8 @@ export async function registerUser(
       const id = await insertUser(trx, { username: input.username, email, passwordHash, registeredAt: now });
       await ensureAccount(trx, { kind: 'balance', userId: id }, now);
       await ensureAccount(trx, { kind: 'earnings', userId: id }, now);
-      if (email)
+      if (email && input.verified) await markVerifiedAtRegistration(trx, { userId: id, address: email, now });
+      else if (email)
         await queueVerification(trx, {
           user: { id, username: input.username },
           address: email,

@@ -10,6 +10,7 @@ import type * as R from './schemas/representations.ts';
 import type { BudgetView } from '../domain/money/account.ts';
 import type { OwnerRef, ThingRecord, TipRecord, UserRecord } from '../domain/records.ts';
 import type { ViewerState } from '../domain/things.ts';
+import { isEmailVerified } from '../domain/verification.ts';
 
 export interface Urls {
   /** API root, e.g. `http://localhost:3000/rest/v2` */
@@ -36,7 +37,8 @@ export function presentUserSummary(urls: Urls, username: string): UserSummary {
 
 /**
  * User (full): summary + profile fields (empty strings when unset) + `url`; with `extended` (the
- * own user, scope `extendedread`) also `email`, `registered_at` and the budget in cents:
+ * own user, scope `extendedread`) also `email`, `email_verified` (whether that address is verified:
+ * an extension, docs/api.md "Users"), `registered_at` and the budget in cents:
  * `budget_cents` (the monthly setting) and `period_budget_cents` (the current period's, fixed at
  * the user's first tip in it).
  */
@@ -53,6 +55,7 @@ export function presentUser(urls: Urls, u: UserRecord, extended?: BudgetView): U
   };
   if (extended) {
     out.email = u.email;
+    out.email_verified = isEmailVerified(u);
     out.registered_at = u.registeredAt;
     out.budget_cents = extended.budgetCents;
     out.period_budget_cents = extended.periodBudgetCents;

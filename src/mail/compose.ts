@@ -55,9 +55,11 @@ function content(kind: MailKind, params: unknown, site: MailSite): { subject: st
         subject: 'Confirm your e-mail address',
         body: [
           { p: `Hello ${p.username},` },
-          { p: `please confirm that ${p.address} is your address on Tipjar.` },
+          { p: `please confirm that ${p.address} is the address of your Tipjar account ${p.username}.` },
           { action: { label: 'Confirm my address', href: p.link } },
-          { p: `The link works once, until ${until(p.expiresAt)}. If you did not sign up, ignore this message.` },
+          {
+            p: `The link works once, until ${until(p.expiresAt)}. Confirm only if the account ${p.username} is yours: a confirmed address lets it claim the things and money registered for this address. If you did not sign up, ignore this message.`,
+          },
         ],
       };
     }

@@ -34,6 +34,7 @@ import { authorizeRoutes } from './routes/authorize.ts';
 import { claimRoutes } from './routes/claim.ts';
 import { passwordRoutes } from './routes/password.ts';
 import { accountDataRoutes } from './routes/account-data.ts';
+import { verifyRoutes } from './routes/verify.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -80,6 +81,7 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * GET/POST /password/forgot · GET/POST /password/reset/:token · POST /settings/password ·
  * POST /settings/email (src/web/routes/password.ts).
  * GET /settings/export · GET/POST /settings/delete (src/web/routes/account-data.ts).
+ * GET /verify-email/:token · POST /verify-email/resend (src/web/routes/verify.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -160,6 +162,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   claimRoutes(app, ctx);
   passwordRoutes(app, ctx);
   accountDataRoutes(app, ctx);
+  verifyRoutes(app, ctx);
 }
 
 /**

@@ -3,7 +3,9 @@
  * CounterStore (memory, or Redis when `REDIS_URL` is set, shared by every instance), in fixed
  * windows on the injected clock; client IPs are counted by network (IPv6: per /64):
  * - every website request but the stylesheet, per client IP per hour (RATE_LIMIT_PAGES);
- * - log-in and sign-up form submissions, per client IP per hour (RATE_LIMIT_PASSWORD_FORMS);
+ * - log-in and sign-up form submissions, and requests for a new verification link, per client IP
+ *   per hour (RATE_LIMIT_PASSWORD_FORMS);
+ * - verification links sent on request, per account per hour (VERIFICATION_MAILS_PER_HOUR);
  * - accounts created through the sign-up form, per client IP per hour (RATE_LIMIT_SIGNUPS);
  * - failed log-ins (failures.ts): per (username, client IP) per 15 minutes
  *   (LOGIN_FAILURES_PER_USER_AND_IP), and per username from all IPs per hour
@@ -28,6 +30,8 @@ export const HOUR_SECONDS = 3600;
 export const PASSWORD_RESETS_PER_ADDRESS = 5;
 /** Submissions of the settings' password and address forms per account per hour. */
 export const ACCOUNT_FORMS_PER_USER = 10;
+/** Verification links a user may have sent again per hour (`POST /verify-email/resend`). */
+export const VERIFICATION_MAILS_PER_HOUR = 5;
 
 export interface WebLimits {
   /** website requests per client network (key: the network) */
@@ -36,6 +40,8 @@ export interface WebLimits {
   passwordForms: FixedWindowLimit;
   /** accounts created per client network */
   signups: FixedWindowLimit;
+  /** verification links sent on request; the key is the user id */
+  verificationMails: FixedWindowLimit;
   /** failed log-ins; the account is the lower-cased username */
   logins: FailureLimits;
   /** password-reset requests per address (key: addressKey) */
@@ -52,6 +58,7 @@ export function createWebLimits(store: CounterStore, config: Config, clock: Cloc
     pages: hourly('pages', config.rateLimitPages),
     passwordForms: hourly('password-forms', config.rateLimitPasswordForms),
     signups: hourly('signups', config.rateLimitSignups),
+    verificationMails: hourly('verification-mails', VERIFICATION_MAILS_PER_HOUR),
     logins: new FailureLimits([
       {
         limit: new FixedWindowLimit(store, {

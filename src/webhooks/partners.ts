@@ -127,8 +127,11 @@ export async function getPartner(s: Services, namespace: string): Promise<Partne
 }
 
 /**
- * Changes a partner's webhook URL, events, private-address allowance, or rotates its signing
- * secret. The URL is checked again with the resulting allowance.
+ * Changes a partner's webhook URL, events, private-address allowance or trust, or rotates its
+ * signing secret. The URL is checked again with the resulting allowance. `trusted` (operator):
+ * the partner may assign the global identities `email:` and `twitter:` to its users through
+ * `POST /user/verify` (src/domain/partners.ts verifyIdentity); untrusted partners only their own
+ * namespace's.
  * @returns the partner, and the new signing secret when rotated (shown once).
  * @throws NotFoundError, ValidationError
  */
@@ -139,6 +142,7 @@ export async function updatePartner(
     webhookUrl?: string;
     events?: string;
     allowPrivateWebhook?: boolean;
+    trusted?: boolean;
     rotateSecret?: boolean;
     resolver?: Resolver;
   },
@@ -154,7 +158,7 @@ export async function updatePartner(
   await updatePartnerRow(
     s.database.db,
     p.id,
-    { webhookUrl, events, signingSecret, allowPrivateWebhook: changes.allowPrivateWebhook },
+    { webhookUrl, events, signingSecret, allowPrivateWebhook: changes.allowPrivateWebhook, trusted: changes.trusted },
     s.clock.now(),
   );
   return { partner: await getPartner(s, namespace), signingSecret };

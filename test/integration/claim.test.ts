@@ -1,7 +1,9 @@
 /**
  * The website's claim page (notes §15 `claim_url`) on both engines: a logged-in user
- * whose address hashes to an `email:` identity claims its pending things, their tips and held
- * shares; others are told why they cannot; `partner:`/`twitter:` identities go through the partner.
+ * whose verified address hashes to an `email:` identity claims its pending things, their tips and
+ * held shares; others (an unverified or another address) are told why they cannot, and the domain
+ * refuses them too; `partner:`/`twitter:` identities go through the partner. The whole sequence with
+ * the real verification mail is in verify-email.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,8 @@ import { ENGINES } from '../helpers/db.ts';
 import { buildUser, uniqueName, type TestUser } from '../helpers/factories.ts';
 import { buildWebUser, html, WebClient } from '../helpers/web.ts';
 import { accountBalance, postTransaction } from '../../src/db/repositories/ledger.ts';
+import { claimIdentity, UnverifiedAddressError } from '../../src/domain/partners.ts';
+import { markEmailVerified } from '../../src/domain/verification.ts';
 
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
 const autoSubmit = (params: Record<string, string>) =>
@@ -59,6 +63,15 @@ describe.each(ENGINES)('claim page on %s', (engine) => {
     expect(anonymous).not.toContain('<button type="submit">Claim</button>');
 
     await browser.login(user.username);
+    // The address matches but is not verified yet: the page says why and offers a new link; no claim.
+    const unverified = html(await browser.get(page));
+    expect(unverified).toContain('it is not verified yet');
+    expect(unverified).toContain('action="/verify-email/resend"');
+    expect(unverified).not.toContain('<button type="submit">Claim</button>');
+    html(await browser.submit(page, `/claim/${encodeURIComponent(identity)}`), 403);
+    expect(await owner(id)).toEqual({ owner_user_id: null, owner_identity: identity, tips: 1 });
+
+    await markEmailVerified(t.services, user.username);
     const ready = html(await browser.get(page));
     expect(ready).toContain('<button type="submit">Claim</button>');
     const res = await browser.submit(page, `/claim/${encodeURIComponent(identity)}`);
@@ -76,6 +89,31 @@ describe.each(ENGINES)('claim page on %s', (engine) => {
     const stranger = new WebClient(t.app);
     await stranger.login((await buildWebUser(t.services)).username);
     expect(html(await stranger.get(page))).toContain('This identity has already been claimed by another account.');
+  });
+
+  it('claimIdentity itself refuses a claim without a partner for an unverified or another address, changing nothing', async () => {
+    const user = await buildWebUser(t.services);
+    const identity = `email:${md5(user.email.toLowerCase())}`;
+    const id = await pendingThing(identity, 'Guarded');
+    await postTransaction(t.db.database.db, { kind: 'settlement', reference: uniqueName('held'), now: t.clock.now() }, [
+      { account: { kind: 'funding' }, amountCents: -70 },
+      { account: { kind: 'held', identity }, amountCents: 70 },
+    ]);
+    await expect(claimIdentity(t.services, user.id, identity, null)).rejects.toBeInstanceOf(UnverifiedAddressError);
+    const other = await buildWebUser(t.services);
+    await markEmailVerified(t.services, other.username);
+    await expect(claimIdentity(t.services, other.id, identity, null)).rejects.toThrow(
+      `The e-mail address of the account is not the one of ${identity}`,
+    );
+    expect(await owner(id)).toEqual({ owner_user_id: null, owner_identity: identity, tips: 1 });
+    expect(await accountBalance(t.db.database.db, { kind: 'held', identity })).toBe(70);
+    expect(
+      await t.db.database.db.selectFrom('identities').selectAll().where('identity', '=', identity).executeTakeFirst(),
+    ).toBeUndefined();
+    // Verified, the same call claims.
+    await markEmailVerified(t.services, user.username);
+    expect(await claimIdentity(t.services, user.id, identity, null)).toEqual([id]);
+    expect(await accountBalance(t.db.database.db, { kind: 'earnings', userId: user.id })).toBe(70);
   });
 
   it('refuses a user whose address does not match (403, nothing changed)', async () => {

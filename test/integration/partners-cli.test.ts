@@ -42,7 +42,7 @@ describe.each(ENGINES)('tipjar partners and webhooks commands on %s', (engine) =
   }
 
   it(
-    'creates, lists, updates and deletes a partner; refuses private URLs without the allowance',
+    'creates, lists, updates (trust included) and deletes a partner; refuses private URLs without the allowance',
     { timeout: 120_000 },
     async () => {
       const ns = uniqueName('acme');
@@ -94,7 +94,7 @@ describe.each(ENGINES)('tipjar partners and webhooks commands on %s', (engine) =
           .find((l) => l.startsWith(`${ns}\t`)),
       ).toMatch(
         new RegExp(
-          `^${ns}\\t${clientId}\\tpendingclickcreate\\tprivate\\t\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\thttp://127\\.0\\.0\\.1:9/hook$`,
+          `^${ns}\\t${clientId}\\tpendingclickcreate\\tprivate\\tuntrusted\\t\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\thttp://127\\.0\\.0\\.1:9/hook$`,
         ),
       );
 
@@ -114,22 +114,44 @@ describe.each(ENGINES)('tipjar partners and webhooks commands on %s', (engine) =
       const newSecret = /signing_secret: (whsec_\S+)/.exec(rotated.stdout)![1]!;
       expect(newSecret).not.toBe(secret);
 
-      const db = await openDatabase(database.url);
-      try {
-        expect(
-          await db.db
+      const trustedRow = async () => {
+        const db = await openDatabase(database.url);
+        try {
+          return await db.db
             .selectFrom('partners')
-            .select(['webhook_url', 'signing_secret', 'allow_private_webhook'])
+            .select(['webhook_url', 'signing_secret', 'allow_private_webhook', 'trusted'])
             .where('namespace', '=', ns)
-            .executeTakeFirst(),
-        ).toEqual({
-          webhook_url: 'http://127.0.0.1:10/new',
-          signing_secret: newSecret,
-          allow_private_webhook: 1,
-        });
-      } finally {
-        await db.close();
-      }
+            .executeTakeFirst();
+        } finally {
+          await db.close();
+        }
+      };
+      expect(await trustedRow()).toEqual({
+        webhook_url: 'http://127.0.0.1:10/new',
+        signing_secret: newSecret,
+        allow_private_webhook: 1,
+        trusted: 0,
+      });
+
+      // Trust: --trusted lets it verify global identities, --untrusted takes that back; shown in the list.
+      const both = await cli('partners', 'update', ns, '--trusted', '--untrusted');
+      expect(both.code).toBe(1);
+      expect(both.stderr.trim()).toBe('error: give --trusted or --untrusted, not both');
+      const trusted = await cli('partners', 'update', ns, '--trusted');
+      expect(trusted.code).toBe(0);
+      expect(trusted.stdout.trim()).toBe(
+        `updated partner ${ns} (webhook http://127.0.0.1:10/new, events pendingclickcreate, private webhook address allowed, trusted with global identities)`,
+      );
+      expect(await trustedRow()).toMatchObject({ trusted: 1, allow_private_webhook: 1 });
+      const listed = (await cli('partners', 'list')).stdout.split('\n').find((l) => l.startsWith(`${ns}\t`))!;
+      expect(listed.split('\t')[4]).toBe('trusted');
+      // another change keeps the trust
+      expect((await cli('partners', 'update', ns, '--events', 'pendingclickcreate')).code).toBe(0);
+      expect(await trustedRow()).toMatchObject({ trusted: 1 });
+      expect((await cli('partners', 'update', ns, '--untrusted')).code).toBe(0);
+      expect(await trustedRow()).toMatchObject({ trusted: 0 });
+      const relisted = (await cli('partners', 'list')).stdout.split('\n').find((l) => l.startsWith(`${ns}\t`))!;
+      expect(relisted.split('\t')[4]).toBe('untrusted');
 
       expect((await cli('webhooks', 'deliver')).stdout.trim()).toBe('0 attempted: 0 delivered, 0 to retry, 0 failed');
       expect((await cli('webhooks', 'log', '--partner', ns)).stdout.trim()).toBe(`no deliveries for ${ns}`);

@@ -6,7 +6,10 @@ import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, tokenWith, uniqueName, type TestUser } from '../helpers/factories.ts';
 import { expectError } from '../helpers/errors.ts';
+import { XMLParser } from 'fast-xml-parser';
 import { setMonthlyBudget } from '../../src/domain/money/account.ts';
+import { registerUser } from '../../src/domain/users.ts';
+import { markEmailVerified } from '../../src/domain/verification.ts';
 
 const START = 1_710_000_000;
 const USER_KEYS = [
@@ -22,7 +25,14 @@ const USER_KEYS = [
   'url',
   'username',
 ];
-const EXTENDED_KEYS = [...USER_KEYS, 'email', 'registered_at', 'budget_cents', 'period_budget_cents'].sort();
+const EXTENDED_KEYS = [
+  ...USER_KEYS,
+  'email',
+  'email_verified',
+  'registered_at',
+  'budget_cents',
+  'period_budget_cents',
+].sort();
 const keys = (o: object) => Object.keys(o).sort();
 
 describe.each(ENGINES)('users on %s', (engine) => {
@@ -175,6 +185,50 @@ describe.each(ENGINES)('users on %s', (engine) => {
       expect(u.username).toBe(plain.user.username);
       expect(u.email).toBe(`${plain.user.username}@example.com`);
       expect(u.registered_at).toBe(START + 11);
+    });
+
+    it('with extendedread tells whether the address is verified (email_verified), in JSON and XML; without it, neither email nor email_verified', async () => {
+      const u = await buildUser(t.services, { funded: false });
+      const xml = async (token: string) => {
+        const res = await get('/user.xml', token);
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.headers['content-type']).toMatch(/^application\/xml/);
+        return new XMLParser({ parseTagValue: false }).parse(res.body).user as Record<string, string>;
+      };
+      const before = json(await get('/user', u.token));
+      expect(before).toMatchObject({ email: u.user.email, email_verified: false });
+      // next to email, in the representation's order
+      expect(Object.keys(before).indexOf('email_verified')).toBe(Object.keys(before).indexOf('email') + 1);
+      expect(await xml(u.token)).toMatchObject({ email: u.user.email, email_verified: 'false' });
+
+      await markEmailVerified(t.services, u.user.username);
+      expect(json(await get('/user', u.token))).toMatchObject({ email: u.user.email, email_verified: true });
+      expect(await xml(u.token)).toMatchObject({ email: u.user.email, email_verified: 'true' });
+
+      const narrow = await tokenWith(t.services, u.user.username, 'tip thing');
+      const plainJson = json(await get('/user', narrow));
+      expect(plainJson).not.toHaveProperty('email_verified');
+      expect(plainJson).not.toHaveProperty('email');
+      const plainXml = await xml(narrow);
+      expect(plainXml).not.toHaveProperty('email_verified');
+      expect(plainXml).not.toHaveProperty('email');
+      // never on the public User
+      expect(json(await get(`/users/${u.user.username}`, u.token))).not.toHaveProperty('email_verified');
+    });
+
+    it('/openapi.json documents email_verified as an optional boolean of the User', async () => {
+      const doc = JSON.parse((await t.app.inject({ url: '/openapi.json' })).body);
+      const user = doc.components.schemas.User;
+      expect(user.properties.email_verified).toMatchObject({ type: 'boolean' });
+      expect(user.properties.email_verified.description).toContain('extendedread');
+      expect(user.required ?? []).not.toContain('email_verified');
+    });
+
+    it('email_verified is false for an account without an address', async () => {
+      const name = uniqueName('NoMail');
+      await registerUser(t.services, { username: name });
+      const token = await tokenWith(t.services, name, 'extendedread');
+      expect(json(await get('/user', token))).toMatchObject({ email: '', email_verified: false });
     });
 
     it("with extendedread reports the budget setting and the period's budget, fixed at the first tip of the period", async () => {

@@ -1,15 +1,17 @@
 /**
  * Partner verification and claiming (api-v2.md "Partner verification", DECISIONS.md "Partners,
  * pending things, webhooks"): POST /user/verify and POST /users/:username/verify with `identity`,
- * on both engines — right and wrong namespace, wrong user, not logged in, not a partner's token,
+ * on both engines — right and wrong namespace, global identities from trusted and untrusted
+ * partners, wrong user, not logged in, not a partner's token,
  * malformed identity, already claimed, concurrent claims; success hands over the pending things,
  * their tips and the held shares.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { ENGINES } from '../helpers/db.ts';
 import { buildUser, uniqueName, type TestUser } from '../helpers/factories.ts';
-import { createPartner, type PartnerRecord } from '../../src/webhooks/partners.ts';
+import { createPartner, getPartner, updatePartner, type PartnerRecord } from '../../src/webhooks/partners.ts';
 import { issueToken } from '../../src/auth/tokens.ts';
 import { accountBalance, postTransaction } from '../../src/db/repositories/ledger.ts';
 
@@ -158,22 +160,74 @@ describe.each(ENGINES)('partner verification on %s', (engine) => {
     expect(await t.db.database.db.selectFrom('webhook_deliveries').select('id').execute()).toHaveLength(before.length);
   });
 
-  it('accepts the form-encoded body on POST /user/verify and global identities for any partner', async () => {
-    const carol = await partnerUser(b);
-    const identity = 'email:0f343b0931126a20f133d67c2b018a3b';
-    const id = await pendingThing(identity);
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `${API}/user/verify`,
-      headers: { ...bearer(carol.partnerToken), 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `identity=${encodeURIComponent(identity)}`,
-    });
-    expect(res.statusCode).toBe(200);
-    expect(json(res)).toEqual({ message: 'ok', description: `Identity ${identity} verified; 1 pending thing claimed` });
-    expect(await thingOwner(id)).toMatchObject({ owner_user_id: carol.user.id });
-    const tw = await verify(carol.partnerToken, 'twitter:user:id:99887766');
-    expect(tw.statusCode).toBe(200);
-    expect(await identityRow('twitter:user:id:99887766')).toMatchObject({ user_id: carol.user.id, partner_id: b.id });
+  it('accepts the form-encoded body on POST /user/verify, and global identities from a trusted partner', async () => {
+    await updatePartner(t.services, b.namespace, { trusted: true });
+    try {
+      const carol = await partnerUser(b);
+      const identity = 'email:0f343b0931126a20f133d67c2b018a3b';
+      const id = await pendingThing(identity);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `${API}/user/verify`,
+        headers: { ...bearer(carol.partnerToken), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `identity=${encodeURIComponent(identity)}`,
+      });
+      expect(res.statusCode).toBe(200);
+      expect(json(res)).toEqual({
+        message: 'ok',
+        description: `Identity ${identity} verified; 1 pending thing claimed`,
+      });
+      expect(await thingOwner(id)).toMatchObject({ owner_user_id: carol.user.id });
+      const tw = await verify(carol.partnerToken, 'twitter:user:id:99887766');
+      expect(tw.statusCode).toBe(200);
+      expect(await identityRow('twitter:user:id:99887766')).toMatchObject({ user_id: carol.user.id, partner_id: b.id });
+      // A trusted partner is still limited to its own namespace among partner: identities.
+      expectUnauthorized(
+        await verify(carol.partnerToken, `partner:${a.namespace}:carol`),
+        `Partner "${b.namespace}" may not verify identities of namespace "${a.namespace}"`,
+      );
+    } finally {
+      await updatePartner(t.services, b.namespace, { trusted: false });
+    }
+  });
+
+  it('refuses global identities (email:, twitter:) from a partner the operator has not trusted: 401, nothing changed', async () => {
+    const dora = await partnerUser(a);
+    const email = `email:${createHash('md5')
+      .update(`${uniqueName('victim')}@example.com`)
+      .digest('hex')}`;
+    const twitter = `twitter:user:id:${Date.now()}`;
+    const id = await pendingThing(email);
+    await postTransaction(t.db.database.db, { kind: 'settlement', reference: uniqueName('held'), now: t.clock.now() }, [
+      { account: { kind: 'funding' }, amountCents: -50 },
+      { account: { kind: 'held', identity: email }, amountCents: 50 },
+    ]);
+    expect((await getPartner(t.services, a.namespace)).trusted).toBe(false);
+    for (const [identity, kind] of [
+      [email, 'email'],
+      [twitter, 'twitter'],
+    ] as const) {
+      expectUnauthorized(
+        await verify(dora.partnerToken, identity, dora.user.username),
+        `Partner "${a.namespace}" may not verify ${kind}: identities (only a partner the operator trusts may verify global identities)`,
+      );
+      expect(await identityRow(identity)).toBeUndefined();
+    }
+    expect(await thingOwner(id)).toEqual({ owner_user_id: null, owner_identity: email, tips: 1 });
+    expect(await accountBalance(t.db.database.db, { kind: 'held', identity: email })).toBe(50);
+    expect(await accountBalance(t.db.database.db, { kind: 'earnings', userId: dora.user.id })).toBe(0);
+
+    // Once the operator trusts the partner, the same call works; taken back, it is refused again.
+    await updatePartner(t.services, a.namespace, { trusted: true });
+    try {
+      expect((await verify(dora.partnerToken, email)).statusCode).toBe(200);
+      expect(await thingOwner(id)).toMatchObject({ owner_user_id: dora.user.id, owner_identity: null });
+      expect(await accountBalance(t.db.database.db, { kind: 'earnings', userId: dora.user.id })).toBe(50);
+    } finally {
+      await updatePartner(t.services, a.namespace, { trusted: false });
+    }
+    expect((await verify(dora.partnerToken, twitter)).statusCode).toBe(401);
+    expect(await identityRow(twitter)).toBeUndefined();
   });
 
   it('refuses with 401 and changes nothing: not logged in, not a partner token, wrong namespace, malformed identity, wrong user', async () => {

@@ -412,7 +412,7 @@ describe.each(ENGINES)('password reset and credential changes on %s', (engine) =
       expect(row.email_verified_at).toBeNull();
       const settings = html(await c.get('/settings?done=email'));
       expect(settings).toContain('Your e-mail address was changed.');
-      expect(settings).toContain(`<strong>${fresh}</strong> — not confirmed yet`);
+      expect(settings).toContain(`<strong>${fresh}</strong> — not verified`);
 
       await deliver();
       const [told] = smtp

@@ -163,6 +163,12 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           action: '/settings/email',
           fields: { email: 'elsewhere@example.org', current_password: PASSWORD },
         },
+        {
+          name: 'resend verification',
+          page: '/settings',
+          action: '/verify-email/resend',
+          fields: { return_to: '/settings' },
+        },
       ];
     });
 
@@ -212,9 +218,10 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/settings/password',
           '/settings/email',
           '/settings/delete',
+          '/verify-email/resend',
         ].sort(),
       );
-      expect(forms).toHaveLength(18);
+      expect(forms).toHaveLength(19);
     });
 
     it.each([
@@ -236,6 +243,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'change password',
       'change e-mail',
       'delete account',
+      'resend verification',
     ])(
       "%s: without a token, with a wrong one, with another visitor's, and with one in the query string only",
       async (name) => {

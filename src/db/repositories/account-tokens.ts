@@ -78,6 +78,34 @@ export async function findLiveAccountToken(
 }
 
 /**
+ * The token with this hash and purpose whatever its state (live, used or expired), so a page can
+ * say which; undefined when there is none.
+ */
+export async function findAccountToken(
+  ex: Executor,
+  tokenHash: string,
+  purpose: AccountTokenPurpose,
+): Promise<AccountTokenRecord | undefined> {
+  const r = await ex
+    .selectFrom('account_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .executeTakeFirst();
+  return (
+    r && {
+      id: r.id,
+      purpose: r.purpose as AccountTokenPurpose,
+      userId: r.user_id,
+      detail: r.detail,
+      createdAt: r.created_at,
+      expiresAt: r.expires_at,
+      usedAt: r.used_at,
+    }
+  );
+}
+
+/**
  * Marks a live token used, in one statement (two requests racing with one token: one wins).
  * @returns true when this call used it; false when it was used, expired or unknown.
  */

@@ -17,6 +17,8 @@ export interface PartnerRecord {
   /** Standard Webhooks secret, `whsec_…` */
   signingSecret: string;
   allowPrivateWebhook: boolean;
+  /** the operator trusts the partner to assign global identities (`email:`, `twitter:`) to its users */
+  trusted: boolean;
   /** Unix seconds */
   createdAt: number;
   /** Unix seconds, 0 when never updated */
@@ -36,6 +38,7 @@ function selectPartners(ex: Executor) {
       'partners.events',
       'partners.signing_secret',
       'partners.allow_private_webhook',
+      'partners.trusted',
       'partners.created_at',
       'partners.updated_at',
     ]);
@@ -53,6 +56,7 @@ function toPartner(r: PartnerRow): PartnerRecord {
     events: r.events ? r.events.split(',') : [],
     signingSecret: r.signing_secret,
     allowPrivateWebhook: r.allow_private_webhook === 1,
+    trusted: r.trusted === 1,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -113,7 +117,13 @@ export async function listPartners(ex: Executor): Promise<PartnerRecord[]> {
 export async function updatePartnerRow(
   ex: Executor,
   id: number,
-  changes: { webhookUrl?: string; events?: string[]; signingSecret?: string; allowPrivateWebhook?: boolean },
+  changes: {
+    webhookUrl?: string;
+    events?: string[];
+    signingSecret?: string;
+    allowPrivateWebhook?: boolean;
+    trusted?: boolean;
+  },
   now: number,
 ): Promise<void> {
   await ex
@@ -126,6 +136,7 @@ export async function updatePartnerRow(
       ...(changes.allowPrivateWebhook !== undefined
         ? { allow_private_webhook: changes.allowPrivateWebhook ? 1 : 0 }
         : {}),
+      ...(changes.trusted !== undefined ? { trusted: changes.trusted ? 1 : 0 } : {}),
     })
     .where('id', '=', id)
     .execute();

@@ -138,6 +138,24 @@ export async function findPasswordHash(ex: Executor, userId: number): Promise<st
 }
 
 /**
+ * Marks `address` verified for a user at `now` (Unix seconds), only while it is the user's current
+ * address (compared exactly) and the account is not deleted; an address verified already keeps
+ * its first time.
+ * @returns false when the address is not (or no longer) the user's, or the account is deleted.
+ */
+export async function setEmailVerified(ex: Executor, userId: number, address: string, now: number): Promise<boolean> {
+  if (address === '') return false;
+  const r = await ex
+    .updateTable('users')
+    .set((eb) => ({ email_verified_at: eb.fn.coalesce('email_verified_at', eb.val(now)) }))
+    .where('id', '=', userId)
+    .where('email', '=', address)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/**
  * Sets a user's monthly budget setting (cents) and `updated_at` (Unix seconds).
  * @returns false for an unknown user.
  */

@@ -54,7 +54,7 @@ const VERSION = (JSON.parse(readFileSync(sourceFile('../package.json'), 'utf8'))
 const SCOPE_TEXT: Record<string, string> = {
   tip: 'tip things, subscribe',
   thing: 'create, update and delete things',
-  extendedread: 'adds `email` and `registered_at` to the own User',
+  extendedread: 'adds `email`, `email_verified`, `registered_at` and the budget to the own User',
 };
 
 /** The /docs page's Content-Security-Policy: nothing is loaded from another origin. */

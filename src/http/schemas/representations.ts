@@ -49,12 +49,21 @@ const profileFields = {
   url: Type.String({ description: "the user's own web site; may be empty" }),
 };
 
-/** User (api-v2.md "User"): summary + profile fields; `email`, `registered_at` and the budget with `extendedread`. */
+/**
+ * User (api-v2.md "User"): summary + profile fields; `email`, `email_verified`, `registered_at`
+ * and the budget with `extendedread`.
+ */
 export const User = Type.Object(
   {
     ...UserSummary.properties,
     ...profileFields,
     email: Type.Optional(Type.String({ description: 'only for the own user with scope `extendedread`' })),
+    email_verified: Type.Optional(
+      Type.Boolean({
+        description:
+          'extension, only for the own user with scope `extendedread`: whether `email` was verified through the link mailed to it (or by the operator); false without an address',
+      }),
+    ),
     registered_at: Type.Optional(Unix('only for the own user with scope `extendedread`')),
     budget_cents: Type.Optional(
       Type.Integer({

@@ -2,7 +2,8 @@
  * The claim page (notes §15 `claim_url`): `/claim/<identity>` — optionally followed by
  * `/owner/<URL-encoded address>`, which partners append for `email:` owners — shows the pending
  * things of a partner-side identity and lets a logged-in user claim an `email:<md5>` identity
- * when the MD5 of their account's address (trimmed, lower-cased) is that hash. Claiming is the
+ * when the MD5 of their account's address (trimmed, lower-cased) is that hash and the address is
+ * verified (until then the page says why and offers a new verification link). Claiming is the
  * same transaction as partner verification (src/domain/partners.ts claimIdentity): the things,
  * their tips and the held shares become the user's. `twitter:` and `partner:` identities are
  * verified through the partner (`POST /user/verify`); the page says so.
@@ -10,11 +11,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseIdentity } from '../../domain/identities.ts';
 import { claimIdentity, emailMatchesIdentity, getIdentityClaim } from '../../domain/partners.ts';
+import { isEmailVerified } from '../../domain/verification.ts';
 import { getUserById } from '../../domain/users.ts';
-import { NotFoundError } from '../../domain/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../domain/errors.ts';
 import type { Services } from '../../domain/services.ts';
 import type { WebContext } from '../context.ts';
-import { field, toLogin } from './form.ts';
+import { field, noticeOf, toLogin } from './form.ts';
 
 /** Pending things listed on the page, at most. */
 const LISTED = 50;
@@ -45,11 +47,12 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
     const { pendingThings: things, holder } = await getIdentityClaim(s, id.identity, LISTED);
     const session = request.webSession;
     const user = session ? await userOf(s, session.userId) : undefined;
-    let state: 'login' | 'claim' | 'mismatch' | 'yours' | 'taken' | 'partner';
+    let state: 'login' | 'claim' | 'mismatch' | 'unverified' | 'yours' | 'taken' | 'partner';
     if (holder) state = holder.userId === user?.id ? 'yours' : 'taken';
     else if (id.kind !== 'email') state = 'partner';
     else if (!user) state = 'login';
-    else state = emailMatchesIdentity(user.email, id.identity) ? 'claim' : 'mismatch';
+    else if (!emailMatchesIdentity(user.email, id.identity)) state = 'mismatch';
+    else state = isEmailVerified(user) ? 'claim' : 'unverified';
     return ctx.page(
       request,
       reply,
@@ -62,6 +65,8 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
         things,
         state,
         path,
+        userAddress: user?.email ?? '',
+        returnTo: request.method === 'GET' ? request.url : path,
         loginPath: `/login?return_to=${encodeURIComponent(request.url)}`,
         notice,
       },
@@ -74,19 +79,20 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
     const notice =
       field(request.query as Record<string, unknown>, 'done') === 'claimed'
         ? 'Claimed: these things and their tips are now yours.'
-        : undefined;
+        : noticeOf(request);
     return show(request, reply, request.params.identity, '', notice);
   });
 
   /** GET /claim/:identity/owner/:address — the same, naming the e-mail address the partner knows. */
   app.get<{ Params: { identity: string; address: string } }>(
     '/claim/:identity/owner/:address',
-    async (request, reply) => show(request, reply, request.params.identity, request.params.address),
+    async (request, reply) => show(request, reply, request.params.identity, request.params.address, noticeOf(request)),
   );
 
   /**
    * POST /claim/:identity — field _csrf. Log-in required. Only for `email:` identities whose hash
-   * is the MD5 of the user's address: 303 to `/claim/<identity>?done=claimed`; otherwise the page
+   * is the MD5 of the user's verified address: 303 to `/claim/<identity>?done=claimed`; otherwise
+   * (another address, an address not verified yet, an identity held by another account) the page
    * again with 403 and nothing changed.
    */
   app.post<{ Params: { identity: string } }>('/claim/:identity', async (request, reply) => {
@@ -95,9 +101,16 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
     const path = `/claim/${encodeURIComponent(id.identity)}`;
     if (!request.webSession) return toLogin(request, reply, path);
     const user = await userOf(s, request.webSession.userId);
-    if (!user || id.kind !== 'email' || !emailMatchesIdentity(user.email, id.identity))
+    if (!user || id.kind !== 'email' || !emailMatchesIdentity(user.email, id.identity) || !isEmailVerified(user))
       return show(request, reply, id.identity, '', undefined, 403);
-    const claimed = await claimIdentity(s, user.id, id.identity, null);
+    let claimed: number[] | null;
+    try {
+      claimed = await claimIdentity(s, user.id, id.identity, null);
+    } catch (err) {
+      // The address changed, or lost its verification, since it was read above.
+      if (err instanceof ForbiddenError) return show(request, reply, id.identity, '', undefined, 403);
+      throw err;
+    }
     if (claimed === null) return show(request, reply, id.identity, '', undefined, 403);
     return reply.code(303).header('cache-control', 'no-store').redirect(`${path}?done=claimed`);
   });

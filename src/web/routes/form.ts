@@ -29,6 +29,9 @@ const NOTICES: Record<string, string> = {
     'Your e-mail address was changed. We sent a link to the new address: follow it to confirm the address. Your old address was told of the change.',
   'reset-sent':
     'If an account has this address, we sent it a link to choose a new password. The link works once, for one hour. No mail after a few minutes? Check the address and your spam folder, then try again.',
+  'verify-sent': 'A new verification link is on its way to your e-mail address. It works once, for 24 hours.',
+  'verify-done': 'Your e-mail address is verified already.',
+  'verify-none': 'Your account has no e-mail address to verify.',
 };
 
 /**

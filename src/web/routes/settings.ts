@@ -1,13 +1,15 @@
 /**
- * The user's settings: profile fields of the User resource, "hide my tips", and the
- * monthly budget in cents (src/domain/money/account.ts setMonthlyBudget). Log-in required.
- * The page's password and address forms are handled in password.ts.
+ * The user's settings: profile fields of the User resource, "hide my tips", the monthly budget in
+ * cents (src/domain/money/account.ts setMonthlyBudget), and the account's e-mail address, verified
+ * or not. Log-in required. The page's password and address forms are handled in password.ts, the
+ * form that sends a new verification link in verify.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
 import { getMoneySummary, parseBudgetCents, setMonthlyBudget } from '../../domain/money/account.ts';
 import { MAX_BUDGET_CENTS } from '../../domain/money/means.ts';
 import { getUserById, parseProfile, updateProfile } from '../../domain/users.ts';
+import { isEmailVerified } from '../../domain/verification.ts';
 import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
 
@@ -36,7 +38,7 @@ export async function renderSettings(
       title: 'Settings',
       money,
       maxBudget: MAX_BUDGET_CENTS,
-      account: { email: user.email, verified: user.emailVerifiedAt !== null },
+      account: { email: user.email, verified: isEmailVerified(user) },
       email: '',
       ...extra,
       profile: extra.profile ?? user,

@@ -14,8 +14,8 @@ export function userRoutes(app: FastifyInstance, ctx: RouteContext): void {
   });
 
   /**
-   * GET /user — the caller (token); with scope `extendedread` also `email`, `registered_at`,
-   * `budget_cents` and `period_budget_cents` (docs/api.md "Users").
+   * GET /user — the caller (token); with scope `extendedread` also `email`, `email_verified`
+   * (boolean), `registered_at`, `budget_cents` and `period_budget_cents` (docs/api.md "Users").
    */
   app.get('/user', docs.getOwnUser, async (request) => {
     const principal = requireToken(request);

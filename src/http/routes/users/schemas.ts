@@ -27,7 +27,7 @@ export const getUser = documented({
 /** GET /user — the caller. */
 export const getOwnUser = documented({
   summary: 'Get the current user',
-  description: `The caller's User; with scope \`extendedread\` also \`email\` and \`registered_at\` (api-v2.md "Endpoints / Users"). ${SUFFIX_NOTE}`,
+  description: `The caller's User; with scope \`extendedread\` also \`email\`, \`email_verified\` (an extension), \`registered_at\` and the budget (api-v2.md "Endpoints / Users"; docs/api.md "Users"). ${SUFFIX_NOTE}`,
   tags: ['users'],
   security: token(),
   querystring: Type.Object(JSONP_PARAM),
