@@ -393,7 +393,8 @@ export async function deleteAccount(s: Services, userId: number): Promise<Deleti
   const now = s.clock.now();
   return inTransaction(s.database, async (trx) => {
     const user = await findUserById(trx, userId);
-    // The update is also the guard (and, on PostgreSQL, the row lock) against a concurrent deletion.
+    // The update is also the guard against a concurrent deletion, and on PostgreSQL the row lock
+    // that settlement of this user waits for (or that waits for it) before it reads the balance.
     if (!user || !(await markUserDeleted(trx, userId, now))) throw new NotFoundError('User not found', 'users');
 
     const balance = await accountBalance(trx, { kind: 'balance', userId });

@@ -202,3 +202,12 @@ export async function updateProfile(ex: Executor, userId: number, p: ProfileFiel
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
+
+/**
+ * PostgreSQL: locks the user's row until the transaction ends, so transactions that read a user's
+ * balance and then move it (settlement, account deletion) run one after the other for that user.
+ * SQLite has one writer at a time: nothing to do.
+ */
+export async function lockUser(ex: Executor, engine: 'sqlite' | 'postgres', userId: number): Promise<void> {
+  if (engine === 'postgres') await ex.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+}

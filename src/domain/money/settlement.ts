@@ -32,7 +32,7 @@ import {
   listUnsettledPeriods,
   type TipToSettle,
 } from '../../db/repositories/settlement.ts';
-import { findMeans } from '../../db/repositories/users.ts';
+import { findMeans, lockUser } from '../../db/repositories/users.ts';
 import { InvalidParametersError, PeriodNotEndedError } from '../errors.ts';
 import { isPeriod, periodBounds, periodOf } from '../periods.ts';
 import { periodBudget } from './means.ts';
@@ -143,6 +143,9 @@ async function settleTipper(trx: Executor, s: Services, period: string, tipperId
   if (await hasTransaction(trx, reference)) return undefined;
   const tips = await listTipsToSettle(trx, s.database.engine, tipperId, period);
   if (tips.length === 0) return undefined;
+  // The balance read here is the one debited: a concurrent deletion of the tipper's account
+  // (which forfeits the balance) waits, or is waited for.
+  await lockUser(trx, s.database.engine, tipperId);
   const means = await findMeans(trx, tipperId, period);
   const amount = means ? settlementAmount({ balanceCents: means.balanceCents, budgetCents: periodBudget(means) }) : 0;
   const shares = splitEvenly(amount, tips.length);
