@@ -19,7 +19,7 @@ import type { Config } from '../config/index.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Services } from '../domain/services.ts';
 import { STATUS } from '../http/plugins/errors.ts';
-import { checkCsrf, CsrfError } from './csrf.ts';
+import { checkCsrf, CsrfError, needsCsrf } from './csrf.ts';
 import { PasswordHashingBusyError } from '../auth/passwords.ts';
 import { clientNetwork } from '../ratelimit/limiter.ts';
 import type { WebLimits } from './limits.ts';
@@ -32,6 +32,7 @@ import { settingsRoutes } from './routes/settings.ts';
 import { appsRoutes } from './routes/apps.ts';
 import { authorizeRoutes } from './routes/authorize.ts';
 import { claimRoutes } from './routes/claim.ts';
+import { noticeRoutes } from './routes/notices.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -74,7 +75,9 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * POST /settings/budget · GET /profile/:username · GET /thing/:id · POST /thing/:id/tip ·
  * GET/POST /apps · POST /apps/:clientId/secret · POST /apps/:clientId/delete · GET /authorized ·
  * POST /authorized/:clientId/revoke · GET/POST /oauth/authorize · GET /static/site.css ·
- * GET /claim/:identity[/owner/:address] · POST /claim/:identity (src/web/routes/claim.ts).
+ * GET /claim/:identity[/owner/:address] · POST /claim/:identity (src/web/routes/claim.ts) ·
+ * POST /settings/notices · GET/POST /notices/unsubscribe/:token · POST /thing/:id/hide ·
+ * POST /thing/:id/delete (src/web/routes/notices.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -109,7 +112,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   // Every website request: who is logged in; every POST: a valid CSRF token, before any route runs.
   app.addHook('preHandler', async (request) => {
     request.webSession = await loadSession(services, request);
-    if (request.method === 'POST') checkCsrf(request);
+    if (request.method === 'POST' && needsCsrf(request)) checkCsrf(request);
   });
 
   app.setErrorHandler((err: FastifyError | DomainError | CsrfError, request, reply) => {
@@ -153,6 +156,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   appsRoutes(app, ctx);
   authorizeRoutes(app, ctx);
   claimRoutes(app, ctx);
+  noticeRoutes(app, ctx);
 }
 
 /**

@@ -78,6 +78,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         ),
       );
       const signed = /name="request" value="([^"]+)"/.exec(consent)![1]!;
+      const own = await buildThing(t.services, { user, token: await tokenWith(t.services, user.username, 'thing') });
       forms = [
         {
           name: 'sign-up',
@@ -118,6 +119,9 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           action: '/oauth/authorize',
           fields: { request: signed, decision: 'approve' },
         },
+        { name: 'notices', page: '/settings', action: '/settings/notices', fields: { notice: 'receipt' } },
+        { name: 'hide thing', page: `/thing/${own}`, action: `/thing/${own}/hide`, fields: { hidden: '1' } },
+        { name: 'delete thing', page: `/thing/${own}`, action: `/thing/${own}/delete`, fields: { confirm: 'yes' } },
         {
           name: 'claim',
           page: '/settings',
@@ -151,8 +155,13 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         stack.push(m[2]!);
         posts.push(stack.join(''));
       }
-      // the website's POST routes (the API and the OAuth machine endpoints have no forms)
-      const web = posts.filter((p) => !p.startsWith('/rest/') && p !== '/oauth/token' && p !== '/oauth/revoke');
+      // the website's POST routes (the API and the OAuth machine endpoints have no forms; the
+      // one-click unsubscription link carries its own credential: notices.test.ts)
+      const exempt = ['/notices/unsubscribe/:token'];
+      expect(posts.filter((p) => exempt.includes(p))).toEqual(exempt);
+      const web = posts.filter(
+        (p) => !p.startsWith('/rest/') && p !== '/oauth/token' && p !== '/oauth/revoke' && !exempt.includes(p),
+      );
       expect(web.sort()).toEqual(
         [
           '/signup',
@@ -168,9 +177,12 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/authorized/:clientId/revoke',
           '/oauth/authorize',
           '/claim/:identity',
+          '/settings/notices',
+          '/thing/:id/hide',
+          '/thing/:id/delete',
         ].sort(),
       );
-      expect(forms).toHaveLength(13);
+      expect(forms).toHaveLength(16);
     });
 
     it.each([
@@ -187,6 +199,9 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'revoke grant',
       'consent approve',
       'claim',
+      'notices',
+      'hide thing',
+      'delete thing',
     ])(
       "%s: without a token, with a wrong one, with another visitor's, and with one in the query string only",
       async (name) => {

@@ -11,7 +11,9 @@
  * - the period is claimed with one atomic `UPDATE periods … WHERE status <> 'settled' AND (no live
  *   claim)`, renewed in every tipper's transaction: of two concurrent runs only one does the work;
  *   a claim left by a crashed run expires after SETTLEMENT_CLAIM_SECONDS;
- * - tips on deleted things count (tips are never deleted; the thing's owner is still known).
+ * - tips on deleted things count (tips are never deleted; the thing's owner is still known);
+ * - the period is marked settled in one transaction with the queueing of its monthly receipts
+ *   (receipts.ts): they are queued once, by the run that finishes the period.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -35,6 +37,7 @@ import { findMeans } from '../../db/repositories/users.ts';
 import { InvalidParametersError, PeriodNotEndedError } from '../errors.ts';
 import { isPeriod, periodBounds, periodOf } from '../periods.ts';
 import { periodBudget } from './means.ts';
+import { queueReceipts } from './receipts.ts';
 import type { Services } from '../services.ts';
 
 /** How long a settlement claim lasts without renewal (seconds); each settled tipper renews it. */
@@ -99,6 +102,8 @@ export interface SettlementReport {
   tippersSkipped: number;
   /** cents moved by this run */
   centsMoved: number;
+  /** monthly receipts queued by this run (src/domain/money/receipts.ts); 0 when it did not finish the period */
+  receiptsQueued: number;
   /** with status busy: who holds the claim and until when (Unix seconds) */
   claimedBy?: string;
   claimedUntil?: number;
@@ -109,6 +114,8 @@ export interface SettleOptions {
   period?: string;
   /** identifies this run in `periods.locked_by` (default host:pid:random) */
   worker?: string;
+  /** users per batch of the receipts' queueing (default RECEIPT_BATCH; tests use small ones) */
+  receiptBatch?: number;
   /** called after each tipper's transaction has committed, with the count so far (tests, progress) */
   onTipperSettled?: (settledSoFar: number) => void | Promise<void>;
 }
@@ -180,6 +187,7 @@ export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promi
     tippersSettled: 0,
     tippersSkipped: 0,
     centsMoved: 0,
+    receiptsQueued: 0,
   };
 
   await ensurePeriod(db, period);
@@ -216,7 +224,13 @@ export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promi
       if (report.tippersSettled + report.tippersSkipped === settledBeforePass)
         throw new Error(`settlement of ${period} made no progress`);
     }
-    if (!(await markPeriodSettled(db, period, worker, s.clock.now()))) throw new ClaimLostError(period);
+    // The last stage: the period flips to settled and its receipts are queued in one transaction.
+    const flipped = await inTransaction(s.database, async (trx) => {
+      if (!(await markPeriodSettled(trx, period, worker, s.clock.now()))) return false;
+      report.receiptsQueued = await queueReceipts(trx, s, period, opts.receiptBatch);
+      return true;
+    });
+    if (!flipped) throw new ClaimLostError(period);
   } catch (err) {
     if (err instanceof ClaimLostError) {
       const row = (await findPeriod(db, period))!;

@@ -24,6 +24,10 @@ const NOTICES: Record<string, string> = {
   'redirect-uris': 'The redirect URIs were saved.',
   revoked: 'Access revoked: the application can no longer act for you.',
   loggedout: 'You are logged out.',
+  notices: 'Your e-mail notices were saved.',
+  'thing-deleted': 'The thing was deleted.',
+  'thing-hidden': 'The thing is hidden: only you see it in lists, search and feeds.',
+  'thing-shown': 'The thing is shown again.',
 };
 
 /** The notice named by the `done` query parameter, if it is one of ours. */

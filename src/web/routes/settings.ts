@@ -7,6 +7,8 @@ import { DomainError } from '../../domain/errors.ts';
 import { getMoneySummary, parseBudgetCents, setMonthlyBudget } from '../../domain/money/account.ts';
 import { MAX_BUDGET_CENTS } from '../../domain/money/means.ts';
 import { getUserById, parseProfile, updateProfile } from '../../domain/users.ts';
+import { renewalsSkippedForMeans } from '../../domain/subscriptions.ts';
+import { noticeSettings } from './notices.ts';
 import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
 
@@ -23,17 +25,32 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
     extra: { error?: string; notice?: string; profile?: Record<string, unknown> },
     status = 200,
   ) {
-    const [user, money] = await Promise.all([getUserById(s, userId), getMoneySummary(s, userId)]);
+    const [user, money, skipped] = await Promise.all([
+      getUserById(s, userId),
+      getMoneySummary(s, userId),
+      renewalsSkippedForMeans(s, userId),
+    ]);
     return ctx.page(
       request,
       reply,
       './settings',
-      { title: 'Settings', money, maxBudget: MAX_BUDGET_CENTS, ...extra, profile: extra.profile ?? user },
+      {
+        title: 'Settings',
+        money,
+        skipped,
+        notices: noticeSettings(user),
+        maxBudget: MAX_BUDGET_CENTS,
+        ...extra,
+        profile: extra.profile ?? user,
+      },
       status,
     );
   }
 
-  /** GET /settings — the profile form and the budget form, with balance, budget and this month's tips. */
+  /**
+   * GET /settings — the profile form, the budget form with balance, budget, this month's tips and
+   * the subscriptions not renewed this month for lack of money, and the e-mail notices form.
+   */
   app.get('/settings', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply);
     return render(request, reply, request.webSession.userId, { notice: noticeOf(request) });
