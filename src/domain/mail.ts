@@ -13,8 +13,8 @@
  *   each with a one-click unsubscription link (RFC 8058, `List-Unsubscribe-Post`).
  */
 import { randomBytes } from 'node:crypto';
-import { insertAccountToken } from '../db/repositories/account-tokens.ts';
-import { insertMail, listMail, type MailRecord } from '../db/repositories/mail.ts';
+import { insertAccountToken, insertAccountTokens } from '../db/repositories/account-tokens.ts';
+import { insertMail, insertMails, listMail, type MailRecord } from '../db/repositories/mail.ts';
 import { recordChange, type Executor } from '../db/transaction.ts';
 import type { NoticeKind, UserRecord } from './records.ts';
 import { hashSecret, newSecret } from './secrets.ts';
@@ -113,7 +113,7 @@ export async function queueNotice<K extends NoticeKind>(
   },
 ): Promise<boolean> {
   const u = m.user;
-  if (u.deletedAt !== null || u.emailVerifiedAt === null || u.email === '' || !u.notices[m.kind]) return false;
+  if (!wantsNotice(u, m.kind)) return false;
   const token = newSecret();
   await insertAccountToken(trx, {
     tokenHash: hashSecret(token),
@@ -130,6 +130,52 @@ export async function queueNotice<K extends NoticeKind>(
   } as unknown as MailParams[K];
   await queueMail(trx, { kind: m.kind, userId: u.id, to: u.email, params, now: m.now, siteUrl: m.siteUrl });
   return true;
+}
+
+/** Whether `user` gets notice `kind`: a live account with a verified address that did not turn it off. */
+export function wantsNotice(user: UserRecord, kind: NoticeKind): boolean {
+  return user.deletedAt === null && user.emailVerifiedAt !== null && user.email !== '' && user.notices[kind];
+}
+
+/**
+ * Queues notice `kind` for many users at once in `trx`, in multi-row statements (the monthly
+ * receipts of a settlement): the same rules and links as queueNotice, one message per item.
+ * @returns how many messages were queued (items whose user does not want the notice are skipped).
+ */
+export async function queueNotices<K extends NoticeKind>(
+  trx: Executor,
+  m: {
+    kind: K;
+    items: { user: UserRecord; params: Omit<MailParams[K], 'unsubscribe' | 'username'> }[];
+    now: number;
+    siteUrl: string;
+  },
+): Promise<number> {
+  const tokens: Parameters<typeof insertAccountTokens>[1] = [];
+  const messages: Parameters<typeof insertMails>[1] = [];
+  for (const { user, params } of m.items) {
+    if (!wantsNotice(user, m.kind)) continue;
+    const token = newSecret();
+    tokens.push({
+      tokenHash: hashSecret(token),
+      purpose: 'unsubscribe',
+      userId: user.id,
+      detail: m.kind,
+      expiresAt: m.now + UNSUBSCRIBE_TTL,
+    });
+    messages.push({
+      messageId: newMessageId(m.siteUrl),
+      kind: m.kind,
+      userId: user.id,
+      recipient: user.email,
+      params: { ...params, username: user.username, unsubscribe: `${m.siteUrl}/notices/unsubscribe/${token}` },
+    });
+  }
+  if (messages.length === 0) return 0;
+  await insertAccountTokens(trx, tokens, m.now);
+  await insertMails(trx, messages, m.now);
+  recordChange(trx, { kind: 'mail' });
+  return messages.length;
 }
 
 /** The latest messages (newest first), all or those to one address: for operators (`tipjar mail list`). */

@@ -10,7 +10,7 @@
  *   rules and in the same transaction discipline as `POST /things/:id/tip`; each outcome is recorded
  *   once per subscription and period in `subscription_renewals`.
  */
-import { inTransaction } from '../db/transaction.ts';
+import { inTransaction, type Executor } from '../db/transaction.ts';
 import { findThingById, findThingsByIds } from '../db/repositories/things.ts';
 import { insertActivity } from '../db/repositories/activities.ts';
 import { findTipId } from '../db/repositories/tips.ts';
@@ -20,6 +20,7 @@ import {
   deleteSubscription,
   findSubscription,
   insertSubscription,
+  listRenewalsWithOutcome,
   listSubscriptionsOfUser,
   listSubscriptionsToRenew,
   setRenewalOutcome,
@@ -40,6 +41,8 @@ import type { Principal, ThingId, ThingRecord } from './records.ts';
 import type { Services } from './services.ts';
 import { tipInTransaction } from './tips.ts';
 import { isPeriod } from './periods.ts';
+import { findUserById } from '../db/repositories/users.ts';
+import { queueNotice, wantsNotice } from './mail.ts';
 
 export type { SubscriptionRecord };
 
@@ -174,11 +177,15 @@ function outcomeOf(err: unknown): RenewalOutcome | undefined {
 
 /**
  * `tipjar subscriptions renew [--period]` (and the scheduler at the start of each period): every
- * active subscription without a renewal for the period tips its thing, each in its own
- * transaction with its renewal record, so the run is idempotent and safe to run concurrently.
+ * active subscription without a renewal for the period tips its thing. A user's subscriptions are
+ * renewed together, in one transaction with their renewal records, so the run is idempotent and
+ * safe to run concurrently (each renewal is claimed once).
  * Skips (recorded, reported, never retried within the period): `no_means` (the user is told on
- * the website: MoneySummary.renewalsSkippedForMeans), `tip_once` (already tipped this period),
- * `tip_owner` (the subscriber now owns the thing), `deleted` (the thing was deleted).
+ * the website, MoneySummary.renewalsSkippedForMeans, and by the `renewal_skipped` notice, queued in
+ * that transaction: one message per user and period, listing the things skipped — a later run in
+ * the same period that skips more of the user's subscriptions sends none), `tip_once` (already
+ * tipped this period), `tip_owner` (the subscriber now owns the thing), `deleted` (the thing was
+ * deleted).
  * @param opts.period must be the current period (tips are always for the current period).
  * @throws InvalidParametersError for a malformed or non-current period.
  */
@@ -191,35 +198,94 @@ export async function renewSubscriptions(s: Services, opts: { period?: string } 
       `Subscriptions can only be renewed for the current period (${current}), not ${period}`,
     );
   const report: RenewalReport = { period, renewals: [], tipped: 0, skipped: 0 };
+  const byUser = new Map<number, SubscriptionRecord[]>();
   for (const sub of await listSubscriptionsToRenew(s.database.db, period)) {
-    const outcome = await inTransaction(s.database, async (trx): Promise<RenewalOutcome | undefined> => {
-      const still = await findSubscription(trx, sub.userId, sub.thingId);
-      if (!still?.active) return undefined;
-      const key = { period, userId: sub.userId, thingId: sub.thingId };
-      if (!(await claimRenewal(trx, { ...key, now: s.clock.now() }))) return undefined;
-      const thing = await findThingById(trx, sub.thingId);
-      let result: RenewalOutcome = 'deleted';
-      let tipId: number | null = null;
-      if (thing) {
-        try {
-          await tipInTransaction(trx, s, thing, { tipperId: sub.userId, clientId: null, source: 'subscription' });
-          result = 'tipped';
-          tipId = (await findTipId(trx, { thingId: sub.thingId, tipperId: sub.userId, period }))!;
-        } catch (err) {
-          const skip = outcomeOf(err);
-          if (!skip) throw err;
-          result = skip;
-        }
+    let subs = byUser.get(sub.userId);
+    if (!subs) byUser.set(sub.userId, (subs = []));
+    subs.push(sub);
+  }
+  for (const [userId, subs] of byUser) {
+    const renewed = await inTransaction(s.database, async (trx) => {
+      const done: { thingId: number; outcome: RenewalOutcome }[] = [];
+      for (const sub of subs) {
+        const outcome = await renewOne(trx, s, period, sub);
+        if (outcome !== undefined) done.push({ thingId: sub.thingId, outcome });
       }
-      await setRenewalOutcome(trx, { ...key, outcome: result, tipId });
-      return result;
+      const skipped = done.filter((d) => d.outcome === 'no_means').map((d) => d.thingId);
+      if (skipped.length > 0) await tellRenewalSkipped(trx, s, period, userId, skipped);
+      return done;
     });
-    if (outcome === undefined) continue;
-    report.renewals.push({ userId: sub.userId, thingId: sub.thingId, outcome });
-    if (outcome === 'tipped') report.tipped++;
-    else report.skipped++;
+    for (const { thingId, outcome } of renewed) {
+      report.renewals.push({ userId, thingId, outcome });
+      if (outcome === 'tipped') report.tipped++;
+      else report.skipped++;
+    }
   }
   return report;
+}
+
+/**
+ * Renews one subscription inside `trx`: claims its renewal for the period, tips, records the outcome.
+ * @returns the outcome, or undefined when it is no longer active or was renewed by another run.
+ */
+async function renewOne(
+  trx: Executor,
+  s: Services,
+  period: string,
+  sub: SubscriptionRecord,
+): Promise<RenewalOutcome | undefined> {
+  const still = await findSubscription(trx, sub.userId, sub.thingId);
+  if (!still?.active) return undefined;
+  const key = { period, userId: sub.userId, thingId: sub.thingId };
+  if (!(await claimRenewal(trx, { ...key, now: s.clock.now() }))) return undefined;
+  const thing = await findThingById(trx, sub.thingId);
+  let result: RenewalOutcome = 'deleted';
+  let tipId: number | null = null;
+  if (thing) {
+    try {
+      await tipInTransaction(trx, s, thing, { tipperId: sub.userId, clientId: null, source: 'subscription' });
+      result = 'tipped';
+      tipId = (await findTipId(trx, { thingId: sub.thingId, tipperId: sub.userId, period }))!;
+    } catch (err) {
+      const skip = outcomeOf(err);
+      if (!skip) throw err;
+      result = skip;
+    }
+  }
+  await setRenewalOutcome(trx, { ...key, outcome: result, tipId });
+  return result;
+}
+
+/**
+ * Queues the `renewal_skipped` notice listing `thingIds` (this transaction's `no_means` renewals
+ * of the user), unless earlier runs already skipped some of the user's renewals this period: the
+ * user then had the period's message already (or did not want it).
+ */
+async function tellRenewalSkipped(
+  trx: Executor,
+  s: Services,
+  period: string,
+  userId: number,
+  thingIds: number[],
+): Promise<void> {
+  const all = await listRenewalsWithOutcome(trx, userId, period, 'no_means');
+  if (all.length !== thingIds.length) return;
+  const user = await findUserById(trx, userId);
+  if (!user || !wantsNotice(user, 'renewal_skipped')) return;
+  const things = new Map((await findThingsByIds(trx, thingIds)).map((t) => [t.id, t]));
+  await queueNotice(trx, {
+    kind: 'renewal_skipped',
+    user,
+    params: {
+      period,
+      things: thingIds.flatMap((id) => {
+        const t = things.get(id);
+        return t ? [{ thingId: t.id, title: t.title, url: t.url }] : [];
+      }),
+    },
+    now: s.clock.now(),
+    siteUrl: s.siteUrl,
+  });
 }
 
 /** Whether the subscriptions of `period` ('YYYY-MM') were renewed already (markRenewed). */
@@ -230,4 +296,18 @@ export async function wasRenewed(s: Services, period: string): Promise<boolean> 
 /** Records that the subscriptions of `period` were renewed, now by the service clock (the first record stays). */
 export async function markRenewed(s: Services, period: string): Promise<void> {
   await markPeriodRenewed(s.database.db, period, s.clock.now());
+}
+
+/**
+ * The user's subscriptions not renewed in the current period for lack of means (DECISIONS.md
+ * "Subscriptions": told on the website's money page too), with their things (deleted ones left out).
+ */
+export async function renewalsSkippedForMeans(
+  s: Services,
+  userId: number,
+): Promise<{ period: string; things: ThingRecord[] }> {
+  const period = periodOf(s.clock.now());
+  const ids = await listRenewalsWithOutcome(s.database.db, userId, period, 'no_means');
+  const byId = new Map((await findThingsByIds(s.database.db, ids)).map((t) => [t.id, t]));
+  return { period, things: ids.flatMap((id) => byId.get(id) ?? []) };
 }

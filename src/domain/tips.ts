@@ -28,6 +28,7 @@ import { requireIdentity } from './identities.ts';
 import { findIdentityOwner, findPartnerByNamespace } from '../db/repositories/partners.ts';
 import { insertThing } from '../db/repositories/things.ts';
 import { isUniqueViolation } from '../db/transaction.ts';
+import { queueNotice } from './mail.ts';
 
 /**
  * Tips `thing` for `tipperId` inside `trx`. Checks, in order: owner (tip_owner), means (no_means),
@@ -142,7 +143,11 @@ async function autoSubmitOwner(s: Services, auto: AutoSubmit): Promise<{ userId:
   return { userId: user.id };
 }
 
-/** Tips the thing of an auto-submit URL, creating it (pending when owned by an identity) first. */
+/**
+ * Tips the thing of an auto-submit URL, creating it (pending when owned by an identity) first; a
+ * thing created for a user (`user_id`, or an `owner` identity the user verified) queues the
+ * `thing_created` notice to that user in the same transaction.
+ */
 async function tipAutoSubmit(s: Services, principal: Principal, auto: AutoSubmit): Promise<ThingRecord> {
   const owner = await autoSubmitOwner(s, auto);
   const input = parseNewThing({ ...auto });
@@ -161,8 +166,18 @@ async function tipAutoSubmit(s: Services, principal: Principal, auto: AutoSubmit
         let id: number;
         if ('userId' in owner) {
           if (owner.userId === principal.userId) throw new TipOwnerError();
-          // Its owner did not register it (anyone may tip an auto-submit URL): no `post` activity.
+          // Its owner did not register it (anyone may tip an auto-submit URL): no `post` activity,
+          // and the owner is told by e-mail (the `thing_created` notice) in this transaction.
           id = await insertNewThing(trx, s, input, owner.userId, { post: false });
+          const ownerUser = await findUserById(trx, owner.userId);
+          if (ownerUser)
+            await queueNotice(trx, {
+              kind: 'thing_created',
+              user: ownerUser,
+              params: { thingId: id, title: input.title, url: input.url },
+              now: s.clock.now(),
+              siteUrl: s.siteUrl,
+            });
         } else {
           // A pending thing: no user owns it yet, so no `post` activity (it has no actor).
           try {

@@ -94,8 +94,15 @@ function content(kind: MailKind, params: unknown, site: MailSite): { subject: st
       const p = params as MailParams['receipt'];
       const body: Block[] = [{ p: `Hello ${p.username}, here is your Tipjar receipt for ${p.period}.` }];
       if (p.paid.length) {
-        body.push({ p: `Your monthly budget of ${formatMoney(p.budgetCents, currency)} paid:` });
-        body.push({ amounts: amounts(p.paid), total: p.paid.reduce((n, l) => n + l.cents, 0) });
+        const total = p.paid.reduce((n, l) => n + l.cents, 0);
+        const budget = formatMoney(p.budgetCents, currency);
+        body.push({
+          p:
+            total < p.budgetCents
+              ? `Your monthly budget was ${budget}; your balance covered ${formatMoney(total, currency)}, which paid:`
+              : `Your monthly budget of ${budget} paid:`,
+        });
+        body.push({ amounts: amounts(p.paid), total });
       }
       if (p.earned.length) {
         body.push({ p: 'Your things earned:' });
@@ -124,9 +131,9 @@ function content(kind: MailKind, params: unknown, site: MailSite): { subject: st
         body: [
           { p: `Hello ${p.username},` },
           {
-            p: `someone tipped ${p.url} through an auto-submit link naming you, so it is now registered as your thing "${p.title}".`,
+            p: `someone tipped ${p.url} through an auto-submit link naming you, so it is now registered as your thing${p.title ? ` "${p.title}"` : ''}.`,
           },
-          { p: 'If you do not want it, you can hide it or delete it on its page:' },
+          { p: 'If you do not want it, log in and hide it or delete it on its page:' },
           { action: { label: 'See the thing', href: `${site.siteUrl}/thing/${p.thingId}` } },
         ],
       };
@@ -139,7 +146,7 @@ function content(kind: MailKind, params: unknown, site: MailSite): { subject: st
           { p: `Hello ${p.username},` },
           { p: `you allowed the application "${p.application}" to act for you (scopes: ${p.scopes || 'none'}).` },
           { p: 'If this was not you, revoke it and change your password:' },
-          { action: { label: 'Authorized applications', href: `${site.siteUrl}/settings/apps` } },
+          { action: { label: 'Authorized applications', href: `${site.siteUrl}/authorized` } },
         ],
       };
     }

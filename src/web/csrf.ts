@@ -4,11 +4,22 @@
  * or, before log-in (sign-up, log-in forms), a random secret in an HttpOnly, SameSite=Lax cookie.
  * Each form carries a salted token derived from the secret in the hidden field `_csrf`; a POST
  * whose token is missing or does not match the current secret is refused with 403 before the
- * route runs, so nothing changes.
+ * route runs, so nothing changes. A route whose URL carries its own credential opts out with
+ * `config: { csrf: false }` (needsCsrf).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Tokens from '@fastify/csrf';
 import { cookieOptions } from './sessions.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * false: a POST to this route needs no CSRF token, because the route's own credential is in
+     * its URL (a one-click unsubscription link, RFC 8058: mail clients post it without cookies).
+     */
+    csrf?: boolean;
+  }
+}
 
 /** Cookie holding the CSRF secret of a visitor who is not logged in. */
 export const CSRF_COOKIE = 'tipjar_csrf';
@@ -41,6 +52,11 @@ export function csrfToken(request: FastifyRequest, reply: FastifyReply, secure: 
   reply.setCookie(CSRF_COOKIE, secret, cookieOptions(secure));
   request.cookies[CSRF_COOKIE] = secret;
   return tokens.create(secret);
+}
+
+/** Whether a POST to the request's route must carry a CSRF token: every form, but routes configured `csrf: false`. */
+export function needsCsrf(request: FastifyRequest): boolean {
+  return request.routeOptions.config.csrf !== false;
 }
 
 /** Checks the `_csrf` field of a form POST. @throws CsrfError when missing or wrong. */

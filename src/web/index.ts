@@ -19,7 +19,7 @@ import type { Config } from '../config/index.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Services } from '../domain/services.ts';
 import { STATUS } from '../http/plugins/errors.ts';
-import { checkCsrf, CsrfError } from './csrf.ts';
+import { checkCsrf, CsrfError, needsCsrf } from './csrf.ts';
 import { PasswordHashingBusyError } from '../auth/passwords.ts';
 import { clientNetwork } from '../ratelimit/limiter.ts';
 import type { WebLimits } from './limits.ts';
@@ -35,6 +35,7 @@ import { claimRoutes } from './routes/claim.ts';
 import { passwordRoutes } from './routes/password.ts';
 import { accountDataRoutes } from './routes/account-data.ts';
 import { verifyRoutes } from './routes/verify.ts';
+import { noticeRoutes } from './routes/notices.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -82,6 +83,8 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * POST /settings/email (src/web/routes/password.ts).
  * GET /settings/export · GET/POST /settings/delete (src/web/routes/account-data.ts).
  * GET /verify-email/:token · POST /verify-email/resend (src/web/routes/verify.ts).
+ * POST /settings/notices · GET/POST /notices/unsubscribe/:token · POST /thing/:id/hide ·
+ * POST /thing/:id/delete (src/web/routes/notices.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -116,7 +119,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   // Every website request: who is logged in; every POST: a valid CSRF token, before any route runs.
   app.addHook('preHandler', async (request) => {
     request.webSession = await loadSession(services, request);
-    if (request.method === 'POST') checkCsrf(request);
+    if (request.method === 'POST' && needsCsrf(request)) checkCsrf(request);
   });
 
   app.setErrorHandler((err: FastifyError | DomainError | CsrfError, request, reply) => {
@@ -163,6 +166,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   passwordRoutes(app, ctx);
   accountDataRoutes(app, ctx);
   verifyRoutes(app, ctx);
+  noticeRoutes(app, ctx);
 }
 
 /**

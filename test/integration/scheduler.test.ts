@@ -52,7 +52,7 @@ describe.each(ENGINES)('scheduler on %s', (engine) => {
     await scheduler.stop();
     expect(errors).toEqual([]);
     expect(lines).toEqual([
-      'scheduler: settled 2025-09: 1 tippers settled now, 0 already settled, 250 cents moved',
+      'scheduler: settled 2025-09: 1 tippers settled now, 0 already settled, 250 cents moved, 0 receipts queued',
       'scheduler: renewed subscriptions for 2025-10: 0 tipped, 0 skipped',
     ]);
     const period = await t.database.db

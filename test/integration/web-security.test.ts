@@ -85,6 +85,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       await requestPasswordReset(t.services, user.email);
       const [resetMail] = await listMail(db(), { recipient: user.email, limit: 1 });
       const resetPath = new URL(String(resetMail!.params.link)).pathname;
+      const own = await buildThing(t.services, { user, token: await tokenWith(t.services, user.username, 'thing') });
       forms = [
         {
           name: 'sign-up',
@@ -125,6 +126,9 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           action: '/oauth/authorize',
           fields: { request: signed, decision: 'approve' },
         },
+        { name: 'notices', page: '/settings', action: '/settings/notices', fields: { notice: 'receipt' } },
+        { name: 'hide thing', page: `/thing/${own}`, action: `/thing/${own}/hide`, fields: { hidden: '1' } },
+        { name: 'delete thing', page: `/thing/${own}`, action: `/thing/${own}/delete`, fields: { confirm: 'yes' } },
         {
           name: 'delete account',
           page: '/settings/delete',
@@ -196,8 +200,13 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         stack.push(m[2]!);
         posts.push(stack.join(''));
       }
-      // the website's POST routes (the API and the OAuth machine endpoints have no forms)
-      const web = posts.filter((p) => !p.startsWith('/rest/') && p !== '/oauth/token' && p !== '/oauth/revoke');
+      // the website's POST routes (the API and the OAuth machine endpoints have no forms; the
+      // one-click unsubscription link carries its own credential: notices.test.ts)
+      const exempt = ['/notices/unsubscribe/:token'];
+      expect(posts.filter((p) => exempt.includes(p))).toEqual(exempt);
+      const web = posts.filter(
+        (p) => !p.startsWith('/rest/') && p !== '/oauth/token' && p !== '/oauth/revoke' && !exempt.includes(p),
+      );
       expect(web.sort()).toEqual(
         [
           '/signup',
@@ -219,9 +228,12 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/settings/email',
           '/settings/delete',
           '/verify-email/resend',
+          '/settings/notices',
+          '/thing/:id/hide',
+          '/thing/:id/delete',
         ].sort(),
       );
-      expect(forms).toHaveLength(19);
+      expect(forms).toHaveLength(22);
     });
 
     it.each([
@@ -244,6 +256,9 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'change e-mail',
       'delete account',
       'resend verification',
+      'notices',
+      'hide thing',
+      'delete thing',
     ])(
       "%s: without a token, with a wrong one, with another visitor's, and with one in the query string only",
       async (name) => {

@@ -8,7 +8,15 @@
  *   3. `denyAuthorization(request)` → the URL carrying `error=access_denied`.
  */
 import { hashSecret, newSecret } from '../secrets.ts';
-import { deleteUnusedExpiredCodes, insertCode, isClientLive, type ClientRecord } from '../../db/repositories/oauth.ts';
+import {
+  deleteUnusedExpiredCodes,
+  hasAuthorizedClient,
+  insertCode,
+  isClientLive,
+  type ClientRecord,
+} from '../../db/repositories/oauth.ts';
+import { findUserById } from '../../db/repositories/users.ts';
+import { queueNotice } from '../../domain/mail.ts';
 import { insertAccessToken } from '../../db/repositories/tokens.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { isScope, parseScopes, type Scope } from '../../domain/scopes.ts';
@@ -195,6 +203,9 @@ export async function validateAuthorizationRequest(
  * use, bound to the client, the redirect URI (and whether it was given) and the PKCE challenge →
  * `redirect_uri?code=…&state=…`. Token flow (§4.2.2): an access token (access_tokens row with the
  * client set, no expiry) → `redirect_uri#access_token=…&token_type=bearer&scope=…&state=…`.
+ * The first time a user authorizes a client (no code or token of the pair on record), the
+ * `application_authorized` notice (client name, scopes) is queued in the same transaction;
+ * re-authorizing the same client queues nothing.
  * @param userId the logged-in user (users.id) who approved.
  * @throws AuthorizationRequestError `invalid_client` (not redirectable) when the client was deleted
  *   after the request was validated.
@@ -211,6 +222,17 @@ export async function approveAuthorization(
   await inTransaction(s.database, async (trx) => {
     if (!(await isClientLive(trx, request.client.id, s.database.engine === 'postgres')))
       throw new AuthorizationRequestError('invalid_client', 'The application has been deleted', undefined);
+    if (!(await hasAuthorizedClient(trx, request.client.id, userId))) {
+      const user = await findUserById(trx, userId);
+      if (user)
+        await queueNotice(trx, {
+          kind: 'application_authorized',
+          user,
+          params: { application: request.client.name, scopes: scope },
+          now,
+          siteUrl: s.siteUrl,
+        });
+    }
     if (request.responseType === 'code') {
       await insertCode(trx, {
         codeHash: hashSecret(secret),

@@ -46,6 +46,29 @@ export async function insertAccountToken(
     .execute();
 }
 
+/** Stores many tokens (by their hashes) in multi-row statements. */
+export async function insertAccountTokens(
+  ex: Executor,
+  tokens: { tokenHash: string; purpose: AccountTokenPurpose; userId: number; detail: string; expiresAt: number }[],
+  now: number,
+): Promise<void> {
+  for (let i = 0; i < tokens.length; i += 500) {
+    await ex
+      .insertInto('account_tokens')
+      .values(
+        tokens.slice(i, i + 500).map((t) => ({
+          token_hash: t.tokenHash,
+          purpose: t.purpose,
+          user_id: t.userId,
+          detail: t.detail,
+          created_at: now,
+          expires_at: t.expiresAt,
+        })),
+      )
+      .execute();
+  }
+}
+
 /**
  * The live token with this hash and purpose: not used, not expired at `now`.
  * @returns undefined when there is none.

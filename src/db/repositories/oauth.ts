@@ -351,3 +351,27 @@ export async function revokeTokenById(ex: Executor, id: number, now: number): Pr
     .where('revoked_at', 'is', null)
     .execute();
 }
+
+/**
+ * Whether `userId` ever authorized the client (row id): an authorization code or an access token of
+ * the pair is on record, used, expired or revoked alike (unexchanged codes are purged a day after
+ * they expire).
+ */
+export async function hasAuthorizedClient(ex: Executor, clientRowId: number, userId: number): Promise<boolean> {
+  const token = await ex
+    .selectFrom('access_tokens')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientRowId)
+    .limit(1)
+    .executeTakeFirst();
+  if (token) return true;
+  const code = await ex
+    .selectFrom('oauth_codes')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientRowId)
+    .limit(1)
+    .executeTakeFirst();
+  return code !== undefined;
+}

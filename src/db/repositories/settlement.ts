@@ -108,3 +108,111 @@ export async function listUnsettledPeriods(ex: Executor, current: string): Promi
     .execute();
   return rows.map((r) => r.period);
 }
+
+/** What a settled period credited to one owner's earnings for one thing (cents), with the thing's title and URL. */
+export interface EarnedOnThing {
+  userId: number;
+  thingId: number;
+  title: string;
+  url: string;
+  cents: number;
+}
+
+/**
+ * What the settlement of `period` credited to users' earnings, per owner and thing (shares held
+ * for pending things are not earnings yet; deleted things count), by owner then thing: one grouped
+ * pass over the period's tips and their shares.
+ */
+export async function listEarnedInPeriod(ex: Executor, period: string): Promise<EarnedOnThing[]> {
+  const rows = await ex
+    .selectFrom('tips')
+    .innerJoin('ledger_entries as e', 'e.tip_id', 'tips.id')
+    .innerJoin('ledger_accounts as a', 'a.id', 'e.account_id')
+    .innerJoin('things', 'things.id', 'tips.thing_id')
+    .select((eb) => [
+      'a.user_id',
+      'tips.thing_id',
+      'things.title',
+      'things.url',
+      eb.fn.sum<number | string>('e.amount_cents').as('cents'),
+    ])
+    .where('tips.period', '=', period)
+    .where('a.kind', '=', 'earnings')
+    .groupBy(['a.user_id', 'tips.thing_id', 'things.title', 'things.url'])
+    .orderBy('a.user_id')
+    .orderBy('tips.thing_id')
+    .execute();
+  return rows.map((r) => ({
+    userId: r.user_id!,
+    thingId: r.thing_id,
+    title: r.title,
+    url: r.url,
+    cents: Number(r.cents),
+  }));
+}
+
+/** Up to `limit` ids of users who tipped in `period`, above `afterId`, ascending. */
+export async function listTippersAfter(
+  ex: Executor,
+  period: string,
+  afterId: number,
+  limit: number,
+): Promise<number[]> {
+  const rows = await ex
+    .selectFrom('tips')
+    .select('tipper_id')
+    .distinct()
+    .where('period', '=', period)
+    .where('tipper_id', '>', afterId)
+    .orderBy('tipper_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.tipper_id);
+}
+
+/** One settled tip: the share its tipper's budget paid for it (cents), with the thing's title and URL. */
+export interface PaidShare {
+  tipperId: number;
+  thingId: number;
+  title: string;
+  url: string;
+  cents: number;
+}
+
+/**
+ * The shares the settlement of `period` paid for the tips of `tipperIds` (deleted things
+ * included), by tipper, then in settlement order (time, then id). Tips not settled yet are left out.
+ */
+export async function listPaidShares(ex: Executor, period: string, tipperIds: number[]): Promise<PaidShare[]> {
+  if (tipperIds.length === 0) return [];
+  const rows = await ex
+    .selectFrom('tips')
+    .innerJoin('ledger_entries as e', 'e.tip_id', 'tips.id')
+    .innerJoin('things', 'things.id', 'tips.thing_id')
+    .select(['tips.tipper_id', 'tips.thing_id', 'things.title', 'things.url', 'e.amount_cents'])
+    .where('tips.period', '=', period)
+    .where('tips.tipper_id', 'in', tipperIds)
+    .orderBy('tips.tipper_id')
+    .orderBy('tips.created_at')
+    .orderBy('tips.id')
+    .execute();
+  return rows.map((r) => ({
+    tipperId: r.tipper_id,
+    thingId: r.thing_id,
+    title: r.title,
+    url: r.url,
+    cents: r.amount_cents,
+  }));
+}
+
+/** The budgets fixed for `period` (cents) of those of `userIds` who have one, by user id. */
+export async function listPeriodBudgets(ex: Executor, period: string, userIds: number[]): Promise<Map<number, number>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await ex
+    .selectFrom('period_budgets')
+    .select(['user_id', 'budget_cents'])
+    .where('period', '=', period)
+    .where('user_id', 'in', userIds)
+    .execute();
+  return new Map(rows.map((r) => [r.user_id, r.budget_cents]));
+}

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Executor } from '../transaction.ts';
 import { precompiled } from '../precompiled.ts';
 import type { UsersTable } from '../schema.ts';
-import type { UserRecord } from '../../domain/records.ts';
+import type { NoticeKind, UserRecord } from '../../domain/records.ts';
 
 export function toUserRecord(r: Selectable<UsersTable>): UserRecord {
   return {
@@ -210,4 +210,37 @@ export async function updateProfile(ex: Executor, userId: number, p: ProfileFiel
  */
 export async function lockUser(ex: Executor, engine: 'sqlite' | 'postgres', userId: number): Promise<void> {
   if (engine === 'postgres') await ex.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+}
+
+/** The users column of each notice (src/domain/mail.ts NOTICES). */
+const NOTICE_COLUMNS = {
+  receipt: 'notice_receipt',
+  renewal_skipped: 'notice_renewal',
+  thing_created: 'notice_thing',
+  application_authorized: 'notice_application',
+} as const satisfies Record<NoticeKind, keyof UsersTable>;
+
+/**
+ * Sets which notices a user wants by e-mail (every notice, on or off).
+ * @returns false for an unknown user.
+ */
+export async function updateNotices(
+  ex: Executor,
+  userId: number,
+  notices: Record<NoticeKind, boolean>,
+): Promise<boolean> {
+  const set: Partial<Record<(typeof NOTICE_COLUMNS)[NoticeKind], number>> = {};
+  for (const kind of Object.keys(NOTICE_COLUMNS) as NoticeKind[]) set[NOTICE_COLUMNS[kind]] = notices[kind] ? 1 : 0;
+  const r = await ex.updateTable('users').set(set).where('id', '=', userId).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Turns one notice off for a user (an unsubscription link). @returns false for an unknown user. */
+export async function turnNoticeOff(ex: Executor, userId: number, kind: NoticeKind): Promise<boolean> {
+  const r = await ex
+    .updateTable('users')
+    .set({ [NOTICE_COLUMNS[kind]]: 0 })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }

@@ -9,7 +9,7 @@ export function describeSettlement(r: SettlementReport): string {
   if (r.status === 'busy')
     return `${r.period} is being settled by another run (${r.claimedBy ?? '?'}, claim until ${r.claimedUntil ?? '?'}); nothing done`;
   if (r.alreadySettled) return `${r.period} was already settled; nothing to do`;
-  return `settled ${r.period}: ${r.tippersSettled} tippers settled now, ${r.tippersSkipped} already settled, ${r.centsMoved} cents moved`;
+  return `settled ${r.period}: ${r.tippersSettled} tippers settled now, ${r.tippersSkipped} already settled, ${r.centsMoved} cents moved, ${r.receiptsQueued} receipts queued`;
 }
 
 /** Lines describing a renewal run: a summary, then one line per skipped subscription. */

@@ -12,7 +12,9 @@
  *   claim)`, renewed in every tipper's transaction: of two concurrent runs only one does the work;
  *   a claim left by a crashed run expires after SETTLEMENT_CLAIM_SECONDS;
  * - tips on deleted things count (tips are never deleted; the thing's owner is still known); the
- *   shares of an owner who deleted the account go to the platform's `forfeited` account.
+ *   shares of an owner who deleted the account go to the platform's `forfeited` account;
+ * - the period is marked settled in one transaction with the queueing of its monthly receipts
+ *   (receipts.ts): they are queued once, by the run that finishes the period.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +38,7 @@ import { findMeans, lockUser } from '../../db/repositories/users.ts';
 import { InvalidParametersError, PeriodNotEndedError } from '../errors.ts';
 import { isPeriod, periodBounds, periodOf } from '../periods.ts';
 import { periodBudget } from './means.ts';
+import { queueReceipts } from './receipts.ts';
 import type { Services } from '../services.ts';
 
 /** How long a settlement claim lasts without renewal (seconds); each settled tipper renews it. */
@@ -100,6 +103,8 @@ export interface SettlementReport {
   tippersSkipped: number;
   /** cents moved by this run */
   centsMoved: number;
+  /** monthly receipts queued by this run (src/domain/money/receipts.ts); 0 when it did not finish the period */
+  receiptsQueued: number;
   /** with status busy: who holds the claim and until when (Unix seconds) */
   claimedBy?: string;
   claimedUntil?: number;
@@ -110,6 +115,8 @@ export interface SettleOptions {
   period?: string;
   /** identifies this run in `periods.locked_by` (default host:pid:random) */
   worker?: string;
+  /** users per batch of the receipts' queueing (default RECEIPT_BATCH; tests use small ones) */
+  receiptBatch?: number;
   /** called after each tipper's transaction has committed, with the count so far (tests, progress) */
   onTipperSettled?: (settledSoFar: number) => void | Promise<void>;
 }
@@ -185,6 +192,7 @@ export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promi
     tippersSettled: 0,
     tippersSkipped: 0,
     centsMoved: 0,
+    receiptsQueued: 0,
   };
 
   await ensurePeriod(db, period);
@@ -221,7 +229,13 @@ export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promi
       if (report.tippersSettled + report.tippersSkipped === settledBeforePass)
         throw new Error(`settlement of ${period} made no progress`);
     }
-    if (!(await markPeriodSettled(db, period, worker, s.clock.now()))) throw new ClaimLostError(period);
+    // The last stage: the period flips to settled and its receipts are queued in one transaction.
+    const flipped = await inTransaction(s.database, async (trx) => {
+      if (!(await markPeriodSettled(trx, period, worker, s.clock.now()))) return false;
+      report.receiptsQueued = await queueReceipts(trx, s, period, opts.receiptBatch);
+      return true;
+    });
+    if (!flipped) throw new ClaimLostError(period);
   } catch (err) {
     if (err instanceof ClaimLostError) {
       const row = (await findPeriod(db, period))!;

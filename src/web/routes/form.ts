@@ -32,6 +32,10 @@ const NOTICES: Record<string, string> = {
   'verify-sent': 'A new verification link is on its way to your e-mail address. It works once, for 24 hours.',
   'verify-done': 'Your e-mail address is verified already.',
   'verify-none': 'Your account has no e-mail address to verify.',
+  notices: 'Your e-mail notices were saved.',
+  'thing-deleted': 'The thing was deleted.',
+  'thing-hidden': 'The thing is hidden: only you see it in lists, search and feeds.',
+  'thing-shown': 'The thing is shown again.',
 };
 
 /**

@@ -10,6 +10,8 @@ import { getMoneySummary, parseBudgetCents, setMonthlyBudget } from '../../domai
 import { MAX_BUDGET_CENTS } from '../../domain/money/means.ts';
 import { getUserById, parseProfile, updateProfile } from '../../domain/users.ts';
 import { isEmailVerified } from '../../domain/verification.ts';
+import { renewalsSkippedForMeans } from '../../domain/subscriptions.ts';
+import { noticeSettings } from './notices.ts';
 import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
 
@@ -17,7 +19,8 @@ const PROFILE_FIELDS = ['firstname', 'lastname', 'about', 'city', 'country', 'ur
 
 /**
  * Renders the settings page of `userId` with `status`: the profile (or `extra.profile`, the form as
- * sent), the money, the account's address, and `extra` (an error or notice; `email`: the address
+ * sent), the money (with the subscriptions not renewed this month for lack of it), the account's
+ * address, the e-mail notices, and `extra` (an error or notice; `email`: the address
  * form's value as sent). Other route modules with forms on the page re-render it with this.
  */
 export async function renderSettings(
@@ -29,7 +32,11 @@ export async function renderSettings(
   status = 200,
 ): Promise<FastifyReply> {
   const s = ctx.services;
-  const [user, money] = await Promise.all([getUserById(s, userId), getMoneySummary(s, userId)]);
+  const [user, money, skipped] = await Promise.all([
+    getUserById(s, userId),
+    getMoneySummary(s, userId),
+    renewalsSkippedForMeans(s, userId),
+  ]);
   return ctx.page(
     request,
     reply,
@@ -37,6 +44,8 @@ export async function renderSettings(
     {
       title: 'Settings',
       money,
+      skipped,
+      notices: noticeSettings(user),
       maxBudget: MAX_BUDGET_CENTS,
       account: { email: user.email, verified: isEmailVerified(user) },
       email: '',
@@ -58,7 +67,10 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
     status = 200,
   ) => renderSettings(ctx, request, reply, userId, extra, status);
 
-  /** GET /settings — the profile form and the budget form, with balance, budget and this month's tips. */
+  /**
+   * GET /settings — the profile form, the budget form with balance, budget, this month's tips and
+   * the subscriptions not renewed this month for lack of money, and the e-mail notices form.
+   */
   app.get('/settings', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply);
     return render(request, reply, request.webSession.userId, { notice: noticeOf(request) });
