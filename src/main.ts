@@ -102,7 +102,7 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
         openTransport(config, (line) => process.stdout.write(`${line}\n`)),
         {
           intervalSeconds: config.mailIntervalSeconds,
-          leaseSeconds: Math.max(60, config.mailTimeoutSeconds * 4),
+          leaseSeconds: config.mailTimeoutSeconds * 4,
           logError: (line) => process.stderr.write(`${line}\n`),
         },
       )

@@ -2,7 +2,7 @@
  * A real SMTP server for tests (the `smtp-server` package) on 127.0.0.1: it accepts every message
  * (or refuses them with `refuseWith`), parses each with `mailparser`, and keeps them in order.
  * `stop()` closes it (connections refused, as in an outage); `start()` again listens on the same
- * port. Never a stub of the mailer: Tipjar's nodemailer transport talks real SMTP to it.
+ * port; `hold` leaves messages unanswered (a sender that dies meanwhile never got an acceptance). Never a stub of the mailer: Tipjar's nodemailer transport talks real SMTP to it.
  */
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -24,6 +24,12 @@ export class TestSmtpServer {
   readonly received: ReceivedMail[] = [];
   /** when set, every message is refused with this SMTP reply code (e.g. 550 or 451) */
   refuseWith: number | undefined;
+  /**
+   * When true, a message's data is read but never answered (the sender waits, as with a server
+   * that hangs after DATA) and it is not counted as received; `held` counts them.
+   */
+  hold = false;
+  held = 0;
   private waiters: { count: number; resolve: () => void }[] = [];
 
   /** `smtp://127.0.0.1:<port>` (no TLS, no authentication) */
@@ -42,6 +48,10 @@ export class TestSmtpServer {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
+          if (this.hold) {
+            this.held++;
+            return;
+          }
           if (this.refuseWith !== undefined) {
             const err = Object.assign(new Error('refused by the test server'), { responseCode: this.refuseWith });
             return callback(err);

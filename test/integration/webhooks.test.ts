@@ -7,14 +7,14 @@
  * server killed (SIGKILL) while deliveries are in flight — delivers each exactly once to a
  * receiver that dedupes by `webhook-id` after a restart.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { API, bearer, buildTestApp, fixedClock, json, PUBLIC_URL, type TestApp } from '../helpers/app.ts';
 import { createDatabaseUrl, ENGINES } from '../helpers/db.ts';
+import { exited, startTipjar, until, waitForExit } from '../helpers/processes.ts';
 import { buildUser, uniqueName } from '../helpers/factories.ts';
 import { createPartner } from '../../src/webhooks/partners.ts';
 import { deliverDue, retryDelaySeconds, RETRY_WINDOW_SECONDS } from '../../src/webhooks/dispatcher.ts';
@@ -25,9 +25,6 @@ import type { Services } from '../../src/domain/services.ts';
 import { tipUrl } from '../../src/domain/tips.ts';
 import { resolveToken } from '../../src/auth/tokens.ts';
 import { unboundedHashing } from '../../src/auth/passwords.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/tipjar.js', import.meta.url));
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -570,26 +567,6 @@ describe.each(ENGINES)('partner webhooks on %s', (engine) => {
 
 // ---------------------------------------------------------------------------------------------
 
-async function freePort(): Promise<number> {
-  const srv = createNetServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
-
-const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
-const waitForExit = (child: ChildProcess) =>
-  exited(child) ? Promise.resolve() : new Promise<void>((r) => child.once('exit', () => r()));
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe.each(ENGINES)('webhook deliveries across a crash of the real server on %s', (engine) => {
   const children = new Set<ChildProcess>();
   const receiver = new Receiver();
@@ -621,23 +598,7 @@ describe.each(ENGINES)('webhook deliveries across a crash of the real server on 
     await database.remove();
   });
 
-  async function startServer(): Promise<ChildProcess> {
-    const port = await freePort();
-    const child = spawn(process.execPath, [BIN, 'serve'], {
-      cwd: ROOT,
-      env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let output = '';
-    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    await until(`the server to listen:\n${output}`, () => {
-      if (exited(child)) throw new Error(`server exited:\n${output}`);
-      return output.includes('Tipjar listening');
-    });
-    return child;
-  }
+  const startServer = async () => (await startTipjar(env, children)).child;
 
   it(
     'delivers every queued event exactly once (deduped by webhook-id) after kill -9 mid-delivery and restart',
