@@ -178,7 +178,7 @@ function renderHtml(subject: string, body: Block[], currency: string, unsubscrib
     if ('action' in b)
       return (
         `<p><a href="${e(b.action.href)}" style="display:inline-block;padding:10px 16px;background:#2f6f4f;color:#fff;text-decoration:none;border-radius:4px">${e(b.action.label)}</a></p>\n` +
-        `<p style="font-size:13px;color:#555">Or open this link: ${e(b.action.href)}</p>`
+        `<p style="font-size:13px;color:#555;word-break:break-all">Or open this link: ${e(b.action.href)}</p>`
       );
     if ('links' in b)
       return `<ul>${b.links.map((l) => `<li><a href="${e(l.href)}">${e(l.label)}</a></li>`).join('')}</ul>`;

@@ -1,0 +1,175 @@
+/**
+ * Browser test of the account life cycle, in Debian's Chromium driven by playwright-core, with
+ * mail through a real SMTP server on 127.0.0.1 (test/helpers/smtp.ts) and the mail dispatcher as
+ * `serve` runs it: a new user signs up, follows the verification link from the message, logs out,
+ * forgets the password, follows the reset link, sets a new one (and is logged in), downloads the
+ * data, and deletes the account; the username then answers 404 and log-in fails.
+ * Screenshots of every page on the way, at 1280 and 390 px, go to test/e2e/screenshots/.
+ * Without /usr/bin/chromium the suite is skipped with a warning (.ci/run installs it).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import type { Services } from '../../src/domain/services.ts';
+import { systemClock } from '../../src/domain/clock.ts';
+import { unboundedHashing } from '../../src/auth/passwords.ts';
+import { startMailDispatcher, type RunningMailDispatcher } from '../../src/mail/dispatcher.ts';
+import { smtpTransport } from '../../src/mail/transport.ts';
+import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { uniqueName } from '../helpers/factories.ts';
+import { freePort } from '../helpers/processes.ts';
+import { linkIn, TestSmtpServer } from '../helpers/smtp.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const SCREENSHOTS = new URL('./screenshots/', import.meta.url);
+if (!HAVE_CHROMIUM) {
+  console.warn(
+    `\n[e2e] SKIPPED: ${CHROMIUM} is missing, so the browser tests do not run. Install it with: apt-get install -y chromium\n`,
+  );
+}
+
+describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, delete (%s)', (engine) => {
+  let browser: Browser;
+  let app: FastifyInstance;
+  let database: TestDatabase;
+  let site: string;
+  let services: Services;
+  let mailer: RunningMailDispatcher;
+  const smtp = new TestSmtpServer();
+
+  beforeAll(async () => {
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
+    });
+    database = await createTestDatabase(engine);
+    await smtp.start();
+    const port = await freePort();
+    site = `http://127.0.0.1:${port}`;
+    const config = loadConfig({
+      PUBLIC_URL: site,
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    });
+    services = { database: database.database, clock: systemClock, siteUrl: site, passwordHashing: unboundedHashing };
+    app = await buildApp({ config, database: database.database });
+    await app.listen({ port, host: '127.0.0.1' });
+    mailer = startMailDispatcher(services, smtpTransport(smtp.url, { from: 'Tipjar <no-reply@127.0.0.1>' }), {
+      intervalSeconds: 1,
+    });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await mailer?.stop();
+    await app?.close();
+    await smtp.stop();
+    await database?.drop();
+  });
+
+  /** Screenshots of the page as it is, at 1280 px and at 390 px wide (a phone). */
+  async function shoot(page: Page, name: string): Promise<void> {
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await page.screenshot({ path: new URL(`${name}-${width}.png`, SCREENSHOTS).pathname, fullPage: true });
+    }
+  }
+
+  /** The newest message to `address` whose subject starts with `subject`, waiting for it. */
+  async function mailTo(address: string, subject: string) {
+    for (let i = 0; i < 200; i++) {
+      const m = smtp.to(address).filter((x) => x.subject.startsWith(subject));
+      if (m.length) return m.at(-1)!;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no "${subject}" message to ${address}`);
+  }
+
+  it('walks the whole life of an account', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    try {
+      const username = uniqueName('life');
+      const address = `${username}@example.com`;
+
+      // sign up: the account works at once, its address is not verified yet
+      await page.goto(`${site}/signup`);
+      await page.fill('#username', username);
+      await page.fill('#email', address);
+      await page.fill('#password', 'the first passphrase');
+      await Promise.all([
+        page.waitForURL(`${site}/?done=welcome`),
+        page.click('button[type=submit]:has-text("Create account")'),
+      ]);
+      await page.goto(`${site}/settings`);
+      expect(await page.textContent('main')).toContain(`${address} — not verified`);
+      await shoot(page, 'settings-unverified');
+
+      // the verification link from the real message
+      const verification = await mailTo(address, 'Confirm your e-mail address');
+      await page.goto(linkIn(verification, `${site}/verify-email/`));
+      expect(await page.textContent('main')).toContain('verified');
+      await shoot(page, 'verify-email');
+      await page.goto(`${site}/settings`);
+      expect(await page.textContent('main')).toContain(`${address} — verified`);
+
+      // log out, forget the password, reset it from the link
+      await Promise.all([page.waitForURL(/\/login\?done=loggedout$/), page.click('header button:has-text("Log out")')]);
+      await Promise.all([page.waitForURL(`${site}/password/forgot`), page.click('text=Forgot your password?')]);
+      await page.fill('#email', address.toUpperCase());
+      await Promise.all([
+        page.waitForURL(`${site}/password/forgot?done=reset-sent`),
+        page.click('button:has-text("Send me a link")'),
+      ]);
+      await shoot(page, 'password-forgot-sent');
+      const reset = await mailTo(address, 'Reset your Tipjar password');
+      await page.goto(linkIn(reset, `${site}/password/reset/`));
+      await shoot(page, 'password-reset');
+      await page.fill('#password', 'the second passphrase');
+      await Promise.all([
+        page.waitForURL(`${site}/settings?done=password`),
+        page.click('button:has-text("Set my password")'),
+      ]);
+      expect(await page.textContent('header')).toContain(username);
+      // the link worked once
+      await page.goto(linkIn(reset, `${site}/password/reset/`));
+      expect(await page.textContent('main')).toMatch(/expired|used/);
+
+      // the data, then the account goes
+      const exported = await page.request.get(`${site}/settings/export`);
+      expect(exported.status()).toBe(200);
+      expect(((await exported.json()) as { profile: { username: string } }).profile.username).toBe(username);
+      await page.goto(`${site}/settings`);
+      await shoot(page, 'settings-verified');
+      await Promise.all([page.waitForURL(`${site}/settings/delete`), page.click('a:has-text("Delete my account")')]);
+      await shoot(page, 'delete-account');
+      await page.fill('#password', 'the second passphrase');
+      await page.check('input[name=confirm]');
+      await Promise.all([
+        page.waitForURL(`${site}/?done=deleted`),
+        page.click('button:has-text("Delete my account for good")'),
+      ]);
+      await shoot(page, 'account-deleted');
+      expect((await fetch(`${site}/rest/v2/users/${username}`)).status).toBe(404);
+
+      // the old password and the new one both fail now
+      await page.goto(`${site}/login`);
+      await page.fill('#username', username);
+      await page.fill('#password', 'the second passphrase');
+      await page.click('main button[type=submit]');
+      await page.waitForLoadState('load');
+      expect(await page.textContent('main')).toContain('Wrong username or password.');
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
