@@ -7,7 +7,7 @@
  * Screenshots of every page on the way, at 1280 and 390 px, go to test/e2e/screenshots/.
  * Without /usr/bin/chromium the suite is skipped with a warning (.ci/run installs it).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
@@ -18,19 +18,11 @@ import { systemClock } from '../../src/domain/clock.ts';
 import { unboundedHashing } from '../../src/auth/passwords.ts';
 import { startMailDispatcher, type RunningMailDispatcher } from '../../src/mail/dispatcher.ts';
 import { smtpTransport } from '../../src/mail/transport.ts';
+import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { uniqueName } from '../helpers/factories.ts';
 import { freePort } from '../helpers/processes.ts';
 import { linkIn, TestSmtpServer } from '../helpers/smtp.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SCREENSHOTS = new URL('./screenshots/', import.meta.url);
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    `\n[e2e] SKIPPED: ${CHROMIUM} is missing, so the browser tests do not run. Install it with: apt-get install -y chromium\n`,
-  );
-}
 
 describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, delete (%s)', (engine) => {
   let browser: Browser;
@@ -42,12 +34,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, 
   const smtp = new TestSmtpServer();
 
   beforeAll(async () => {
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    });
+    browser = await launchChromium();
     database = await createTestDatabase(engine);
     await smtp.start();
     const port = await freePort();

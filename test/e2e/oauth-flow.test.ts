@@ -12,7 +12,7 @@
  * Without /usr/bin/chromium the suite is skipped with a warning (.ci/run installs it).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,27 +23,11 @@ import { loadConfig } from '../../src/config/index.ts';
 import { fundUser } from '../../src/domain/users.ts';
 import type { Services } from '../../src/domain/services.ts';
 import { systemClock } from '../../src/domain/clock.ts';
+import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
+import { freePort } from '../helpers/processes.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { buildThing, buildUser, uniqueName } from '../helpers/factories.ts';
 import { unboundedHashing } from '../../src/auth/passwords.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SCREENSHOTS = new URL('./screenshots/', import.meta.url);
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    `\n[e2e] SKIPPED: ${CHROMIUM} is missing, so the browser tests do not run. Install it with: apt-get install -y chromium\n`,
-  );
-}
-
-/** A free TCP port on 127.0.0.1 (the app's PUBLIC_URL must name it before the app is built). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 /**
  * The third-party client application: `/start` redirects to the authorization endpoint with PKCE
@@ -131,20 +115,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)(
     let services: Services;
 
     beforeAll(async () => {
-      const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
-      });
+      browser = await launchChromium();
       database = await createTestDatabase(engine);
       const port = await freePort();
       site = `http://127.0.0.1:${port}`;

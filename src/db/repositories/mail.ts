@@ -6,6 +6,7 @@
  */
 import type { Engine } from '../connect.ts';
 import type { Executor } from '../transaction.ts';
+import { claimDueRows } from './outbox.ts';
 
 export type MailStatus = 'pending' | 'sent' | 'failed';
 
@@ -121,10 +122,8 @@ export async function insertMails(
 }
 
 /**
- * Claims up to `limit` due messages for `worker` until `now + leaseSeconds`, in one statement
- * (due: pending, next_attempt_at ≤ now, never claimed or the claim expired). The conditions are
- * repeated on the updated rows so two instances cannot both claim one; on PostgreSQL candidates
- * are picked with SKIP LOCKED.
+ * Claims up to `limit` due messages for `worker` until `now + leaseSeconds` (outbox.ts
+ * claimDueRows: two instances never claim one message).
  * @returns the claimed messages, oldest due first.
  */
 export async function claimDueMail(
@@ -135,25 +134,9 @@ export async function claimDueMail(
   leaseSeconds: number,
   limit: number,
 ): Promise<MailRecord[]> {
-  let candidates = ex
-    .selectFrom('mail_outbox')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-    .orderBy('next_attempt_at')
-    .orderBy('id')
-    .limit(limit);
-  if (engine === 'postgres') candidates = candidates.forUpdate().skipLocked();
-  const rows = await ex
-    .updateTable('mail_outbox')
-    .set({ claimed_by: worker, claimed_until: now + leaseSeconds })
-    .where('id', 'in', candidates)
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-    .returningAll()
-    .execute();
+  const ids = await claimDueRows(ex, engine, 'mail_outbox', { worker, now, leaseSeconds, limit });
+  if (ids.length === 0) return [];
+  const rows = await ex.selectFrom('mail_outbox').selectAll().where('id', 'in', ids).execute();
   return rows.map(toMail).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
 }
 

@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import type { Engine } from '../connect.ts';
 import type { Executor } from '../transaction.ts';
+import { claimDueRows } from './outbox.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -92,12 +93,8 @@ export async function insertDelivery(
 }
 
 /**
- * Claims up to `limit` due deliveries for `worker` until `now + leaseSeconds`, in one statement:
- * due = pending, next_attempt_at ≤ now, and never claimed or the claim has expired. The
- * conditions are repeated on the rows being updated, so two instances racing for one row cannot
- * both get it (PostgreSQL re-checks them on the locked row; SQLite has one writer at a time); on
- * PostgreSQL the candidates are also picked with SKIP LOCKED so instances do not queue on each
- * other.
+ * Claims up to `limit` due deliveries for `worker` until `now + leaseSeconds` (outbox.ts
+ * claimDueRows: two instances never claim one delivery).
  * @returns the claimed deliveries, oldest due first.
  */
 export async function claimDueDeliveries(
@@ -108,25 +105,9 @@ export async function claimDueDeliveries(
   leaseSeconds: number,
   limit: number,
 ): Promise<DeliveryRecord[]> {
-  let candidates = ex
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-    .orderBy('next_attempt_at')
-    .orderBy('id')
-    .limit(limit);
-  if (engine === 'postgres') candidates = candidates.forUpdate().skipLocked();
-  const rows = await ex
-    .updateTable('webhook_deliveries')
-    .set({ claimed_by: worker, claimed_until: now + leaseSeconds })
-    .where('id', 'in', candidates)
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-    .returningAll()
-    .execute();
+  const ids = await claimDueRows(ex, engine, 'webhook_deliveries', { worker, now, leaseSeconds, limit });
+  if (ids.length === 0) return [];
+  const rows = await ex.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids).execute();
   return rows.map(toDelivery).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
 }
 
