@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { insertAccountToken, insertAccountTokens } from '../db/repositories/account-tokens.ts';
-import { insertMail, insertMails, listMail, type MailRecord } from '../db/repositories/mail.ts';
+import { existingMessageIds, insertMail, insertMails, listMail, type MailRecord } from '../db/repositories/mail.ts';
 import { recordChange, type Executor } from '../db/transaction.ts';
 import type { NoticeKind, UserRecord } from './records.ts';
 import { hashSecret, newSecret } from './secrets.ts';
@@ -140,7 +140,10 @@ export function wantsNotice(user: UserRecord, kind: NoticeKind): boolean {
 /**
  * Queues notice `kind` for many users at once in `trx`, in multi-row statements (the monthly
  * receipts of a settlement): the same rules and links as queueNotice, one message per item.
- * @returns how many messages were queued (items whose user does not want the notice are skipped).
+ * With `messageIdOf`, each message gets that fixed Message-ID and an item whose message is queued
+ * already is skipped: a batch run again queues nothing twice.
+ * @returns how many messages were queued (items whose user does not want the notice, or whose
+ *   message is queued already, are skipped).
  */
 export async function queueNotices<K extends NoticeKind>(
   trx: Executor,
@@ -149,12 +152,21 @@ export async function queueNotices<K extends NoticeKind>(
     items: { user: UserRecord; params: Omit<MailParams[K], 'unsubscribe' | 'username'> }[];
     now: number;
     siteUrl: string;
+    messageIdOf?: (user: UserRecord) => string;
   },
 ): Promise<number> {
   const tokens: Parameters<typeof insertAccountTokens>[1] = [];
   const messages: Parameters<typeof insertMails>[1] = [];
-  for (const { user, params } of m.items) {
-    if (!wantsNotice(user, m.kind)) continue;
+  const idOf = m.messageIdOf ?? (() => newMessageId(m.siteUrl));
+  const wanted = m.items.filter((i) => wantsNotice(i.user, m.kind)).map((i) => ({ ...i, messageId: idOf(i.user) }));
+  const queued = m.messageIdOf
+    ? await existingMessageIds(
+        trx,
+        wanted.map((w) => w.messageId),
+      )
+    : new Set<string>();
+  for (const { user, params, messageId } of wanted) {
+    if (queued.has(messageId)) continue;
     const token = newSecret();
     tokens.push({
       tokenHash: hashSecret(token),
@@ -164,7 +176,7 @@ export async function queueNotices<K extends NoticeKind>(
       expiresAt: m.now + UNSUBSCRIBE_TTL,
     });
     messages.push({
-      messageId: newMessageId(m.siteUrl),
+      messageId,
       kind: m.kind,
       userId: user.id,
       recipient: user.email,

@@ -20,6 +20,7 @@ import { parseNewThing } from '../../src/domain/thing-input.ts';
 import { tipThing } from '../../src/domain/tips.ts';
 import { getUserById } from '../../src/domain/users.ts';
 import { markEmailVerified } from '../../src/domain/verification.ts';
+import { queueReceipts } from '../../src/domain/money/receipts.ts';
 import { deliverDueMail } from '../../src/mail/dispatcher.ts';
 import { smtpTransport, type MailTransport } from '../../src/mail/transport.ts';
 import { API, bearer, buildTestApp, fixedClock, type TestApp } from '../helpers/app.ts';
@@ -311,6 +312,13 @@ describe.each(ENGINES)('notices on %s', (engine) => {
     }
     expect(await queued(unverifiedOwner.id, 'receipt')).toEqual([]);
     expect(await queued(idle.id, 'receipt')).toEqual([]);
+
+    // A run that died midway and is run again: the receipts missing are queued, none twice.
+    const lost = users.slice(0, 3).map((u) => u.user.id);
+    await db().deleteFrom('mail_outbox').where('kind', '=', 'receipt').where('user_id', 'in', lost).execute();
+    expect(await queueReceipts(s(), '2026-05', 2)).toBe(lost.length);
+    expect(await queueReceipts(s(), '2026-05', 2)).toBe(0);
+    for (const { user } of users) expect(await queued(user.id, 'receipt')).toHaveLength(1);
   });
 
   it('a thing created in your name through an auto-submit URL mails you once; you can hide and delete it from its page', async () => {

@@ -88,7 +88,11 @@ export async function insertMail(
     .execute();
 }
 
-/** Writes many pending messages, due at once, in multi-row statements (settlement receipts). */
+/**
+ * Writes many pending messages, due at once, in multi-row statements (settlement receipts). A
+ * message whose Message-ID is queued already is left out (the ids of receipts are fixed per
+ * period and user, so a repeated batch queues nothing twice).
+ */
 export async function insertMails(
   ex: Executor,
   messages: {
@@ -117,8 +121,16 @@ export async function insertMails(
           created_at: now,
         })),
       )
+      .onConflict((oc) => oc.column('message_id').doNothing())
       .execute();
   }
+}
+
+/** Which of these Message-IDs are in the outbox already (any status). */
+export async function existingMessageIds(ex: Executor, messageIds: string[]): Promise<Set<string>> {
+  if (messageIds.length === 0) return new Set();
+  const rows = await ex.selectFrom('mail_outbox').select('message_id').where('message_id', 'in', messageIds).execute();
+  return new Set(rows.map((r) => r.message_id));
 }
 
 /**

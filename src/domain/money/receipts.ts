@@ -2,9 +2,11 @@
  * The monthly receipt (src/domain/mail.ts `receipt`, DECISIONS.md "Money"): once a period is
  * settled, one message per user who tipped or earned in it, with both parts in one message —
  * what the user's budget paid, per tip in settlement order, and what each of the user's things
- * earned (shares held for pending things are not earnings yet). settlement.ts queues them in the
- * transaction that marks the period settled, so they are queued once: a re-run finds the period
- * settled, and a run that dies before that commit leaves nothing queued.
+ * earned (shares held for pending things are not earnings yet). settlement.ts queues them once
+ * every tipper is settled and before it marks the period settled, one batch per transaction, so
+ * other writes never wait for more than a batch. Each receipt's Message-ID is fixed by the period
+ * and the user (`receipt.<period>.<user id>@<site host>`): a run that dies midway and is run again
+ * queues the missing ones and none twice.
  *
  * One pass, in batches, whatever the size of the period: the period's earnings per owner and thing
  * are read with one grouped query (at most one row per tipped thing and owner, with the thing's
@@ -21,26 +23,28 @@ import {
   listPeriodBudgets,
   listTippersAfter,
 } from '../../db/repositories/settlement.ts';
-import type { Executor } from '../../db/transaction.ts';
+import { inTransaction, type Executor } from '../../db/transaction.ts';
 import { queueNotices, wantsNotice, type MailParams, type ReceiptLine } from '../mail.ts';
 import type { Services } from '../services.ts';
 
 /** Users handled per batch (one read of users, shares, budgets and things each). */
 export const RECEIPT_BATCH = 500;
 
+/** The fixed Message-ID of a user's receipt for `period`. */
+export function receiptMessageId(siteUrl: string, period: string, userId: number): string {
+  return `receipt.${period}.${userId}@${new URL(siteUrl).hostname || 'localhost'}`;
+}
+
 /**
- * Queues the receipts of the settled `period` inside `trx` (see the module comment).
+ * Queues the receipts of `period`, whose tippers are all settled (see the module comment): one
+ * transaction per batch of users.
  * @param batchSize users per batch (≥ 1)
- * @returns how many messages were queued.
+ * @returns how many messages were queued by this call.
  */
-export async function queueReceipts(
-  trx: Executor,
-  s: Services,
-  period: string,
-  batchSize = RECEIPT_BATCH,
-): Promise<number> {
+export async function queueReceipts(s: Services, period: string, batchSize = RECEIPT_BATCH): Promise<number> {
+  const db = s.database.db;
   const earned = new Map<number, ReceiptLine[]>();
-  for (const r of await listEarnedInPeriod(trx, period)) {
+  for (const r of await listEarnedInPeriod(db, period)) {
     let lines = earned.get(r.userId);
     if (!lines) earned.set(r.userId, (lines = []));
     lines.push({ thingId: r.thingId, title: r.title, url: r.url, cents: r.cents });
@@ -50,14 +54,16 @@ export async function queueReceipts(
   let after = 0;
   let queued = 0;
   for (let more = true; more;) {
-    const tippers = await listTippersAfter(trx, period, after, batchSize);
+    const tippers = await listTippersAfter(db, period, after, batchSize);
     more = tippers.length === batchSize;
     const upTo = more ? tippers[tippers.length - 1]! : Number.POSITIVE_INFINITY;
     const ids = new Set(tippers);
     while (nextOwner < owners.length && owners[nextOwner]! <= upTo) ids.add(owners[nextOwner++]!);
     const batch = [...ids].sort((a, b) => a - b);
-    for (let i = 0; i < batch.length; i += batchSize)
-      queued += await queueBatch(trx, s, period, batch.slice(i, i + batchSize), earned);
+    for (let i = 0; i < batch.length; i += batchSize) {
+      const users = batch.slice(i, i + batchSize);
+      queued += await inTransaction(s.database, (trx) => queueBatch(trx, s, period, users, earned));
+    }
     if (more) after = upTo;
   }
   return queued;
@@ -102,5 +108,11 @@ async function queueBatch(
       },
     });
   }
-  return queueNotices(trx, { kind: 'receipt', items, now: s.clock.now(), siteUrl: s.siteUrl });
+  return queueNotices(trx, {
+    kind: 'receipt',
+    items,
+    now: s.clock.now(),
+    siteUrl: s.siteUrl,
+    messageIdOf: (user) => receiptMessageId(s.siteUrl, period, user.id),
+  });
 }

@@ -13,8 +13,9 @@
  *   a claim left by a crashed run expires after SETTLEMENT_CLAIM_SECONDS;
  * - tips on deleted things count (tips are never deleted; the thing's owner is still known); the
  *   shares of an owner who deleted the account go to the platform's `forfeited` account;
- * - the period is marked settled in one transaction with the queueing of its monthly receipts
- *   (receipts.ts): they are queued once, by the run that finishes the period.
+ * - once every tipper is settled the monthly receipts are queued (receipts.ts: in batches, each
+ *   receipt once even when a run dies midway and another completes it), then the period is marked
+ *   settled.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -229,12 +230,10 @@ export async function settlePeriod(s: Services, opts: SettleOptions = {}): Promi
       if (report.tippersSettled + report.tippersSkipped === settledBeforePass)
         throw new Error(`settlement of ${period} made no progress`);
     }
-    // The last stage: the period flips to settled and its receipts are queued in one transaction.
-    const flipped = await inTransaction(s.database, async (trx) => {
-      if (!(await markPeriodSettled(trx, period, worker, s.clock.now()))) return false;
-      report.receiptsQueued = await queueReceipts(trx, s, period, opts.receiptBatch);
-      return true;
-    });
+    // The last stages: the receipts, in batches (each queued once, whatever runs again), then the
+    // period flips to settled.
+    report.receiptsQueued = await queueReceipts(s, period, opts.receiptBatch);
+    const flipped = await inTransaction(s.database, (trx) => markPeriodSettled(trx, period, worker, s.clock.now()));
     if (!flipped) throw new ClaimLostError(period);
   } catch (err) {
     if (err instanceof ClaimLostError) {
