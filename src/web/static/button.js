@@ -87,13 +87,12 @@
     style(link, {
       display: 'inline-flex',
       height: '28px',
-      lineHeight: '26px',
       borderRadius: '14px',
       overflow: 'hidden',
       textDecoration: 'none',
       border: '1px solid #0b5fff',
       boxSizing: 'border-box',
-      font: '600 14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+      font: '600 14px/26px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
       verticalAlign: 'middle',
     });
     el.classList.add('tipjar-ready');
