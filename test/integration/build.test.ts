@@ -70,13 +70,18 @@ describe('tipjar runs the compiled code of src/', () => {
       .map(String)
       .filter((f) => /\.m?js$/.test(f));
     expect(scripts).toContain('tipjar.js');
-    expect(scripts.filter((f) => f.includes('/')).sort()).toEqual(['db/checkpoint-worker.mjs', 'db/read-worker.mjs']);
+    // In folders: the worker scripts, and the browser script served to other sites (an asset).
+    expect(scripts.filter((f) => f.includes('/')).sort()).toEqual([
+      'db/checkpoint-worker.mjs',
+      'db/read-worker.mjs',
+      'web/static/button.js',
+    ]);
     for (const f of scripts) expect(readFileSync(join(dist, f), 'utf8')).not.toMatch(/from ["'][^"']*\.ts["']/);
     // Every other file of src/ is copied to the same path under dist/.
     const src = join(root, 'src');
     const assets = readdirSync(src, { recursive: true })
       .map(String)
-      .filter((f) => /\.(mjs|json|css|eta)$/.test(f));
+      .filter((f) => /\.(mjs|json|css|eta)$/.test(f) || f.startsWith('web/static/'));
     expect(assets.length).toBeGreaterThanOrEqual(17);
     for (const f of assets) expect(readFileSync(join(dist, f), 'utf8')).toBe(readFileSync(join(src, f), 'utf8'));
 

@@ -12,6 +12,7 @@ import { STATUS } from '../../http/plugins/errors.ts';
 import type { WebContext } from '../context.ts';
 import { sessionPrincipal } from '../sessions.ts';
 import { noticeOf, toLogin } from './form.ts';
+import { embedSnippets } from './embed.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** How many things and tips a page lists (the newest). */
@@ -81,6 +82,7 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
         thing,
         tips,
         isOwner,
+        embed: isOwner ? embedSnippets(ctx.config, thing) : undefined,
         tipped: viewer?.tipped.has(thing.id) ?? false,
         ...extra,
       },
@@ -91,7 +93,8 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
   /**
    * GET /thing/:id — a thing: title, url (a nofollow link), description, owner, tips count, tags, the
    * tips it received (tippers who hide their tips left out) and, for a logged-in visitor who may
-   * tip it, a Tip button. Unknown or deleted thing → 404 page.
+   * tip it, a Tip button; for its owner, the embed snippets (embed.ts embedSnippets). Unknown or
+   * deleted thing → 404 page.
    */
   app.get<{ Params: { id: string } }>('/thing/:id', async (request, reply) => {
     const id = pageId(request.params.id);
