@@ -6,7 +6,7 @@
  * thing page shows the snippets. Screenshots at 1280 and 390 px go to test/e2e/screenshots/.
  * Without /usr/bin/chromium the suite is skipped with a warning (.ci/run installs it).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -22,17 +22,9 @@ import { tipThing } from '../../src/domain/tips.ts';
 import { embedSnippets } from '../../src/web/routes/embed.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { principalOf, uniqueName } from '../helpers/factories.ts';
+import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
 import { freePort } from '../helpers/processes.ts';
 import { buildWebUser, PASSWORD } from '../helpers/web.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SCREENSHOTS = new URL('./screenshots/', import.meta.url);
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    `\n[e2e] SKIPPED: ${CHROMIUM} is missing, so the browser tests do not run. Install it with: apt-get install -y chromium\n`,
-  );
-}
 
 describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: the button and the badge on another site (%s)', (engine) => {
   let browser: Browser;
@@ -47,12 +39,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: the button and the badge
   let creatorPage = '';
 
   beforeAll(async () => {
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-    });
+    browser = await launchChromium();
     database = await createTestDatabase(engine);
     const port = await freePort();
     site = `http://127.0.0.1:${port}`;
