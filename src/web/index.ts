@@ -24,7 +24,7 @@ import { PasswordHashingBusyError } from '../auth/passwords.ts';
 import { clientNetwork } from '../ratelimit/limiter.ts';
 import type { WebLimits } from './limits.ts';
 import { minutesText, type WebContext } from './context.ts';
-import { PAGE_HEADERS, renderTemplate, sendPage, helpers } from './render.ts';
+import { PAGE_HEADERS, renderTemplate, sendPage, helpers, makeHelpers } from './render.ts';
 import { loadSession } from './sessions.ts';
 import { accountRoutes } from './routes/account.ts';
 import { pageRoutes } from './routes/pages.ts';
@@ -36,6 +36,7 @@ import { passwordRoutes } from './routes/password.ts';
 import { accountDataRoutes } from './routes/account-data.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import { noticeRoutes } from './routes/notices.ts';
+import { fundsRoutes } from './routes/funds.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -85,6 +86,7 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * GET /verify-email/:token · POST /verify-email/resend (src/web/routes/verify.ts).
  * POST /settings/notices · GET/POST /notices/unsubscribe/:token · POST /thing/:id/hide ·
  * POST /thing/:id/delete (src/web/routes/notices.ts).
+ * GET/POST /funds (src/web/routes/funds.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -106,14 +108,15 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   await app.register(cookie);
   app.decorateRequest('webSession', undefined);
 
+  const h = makeHelpers(config.currency);
   const ctx: WebContext = {
     services,
     config,
     secure,
     limits,
-    page: (request, reply, view, data, status) => sendPage(request, reply, view, data, { status, secure }),
+    page: (request, reply, view, data, status) => sendPage(request, reply, view, data, { status, secure, h }),
     errorPage: (request, reply, status, heading, message) =>
-      sendPage(request, reply, './error', { title: heading, heading, message }, { status, secure }),
+      sendPage(request, reply, './error', { title: heading, heading, message }, { status, secure, h }),
   };
 
   // Every website request: who is logged in; every POST: a valid CSRF token, before any route runs.
@@ -167,6 +170,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   accountDataRoutes(app, ctx);
   verifyRoutes(app, ctx);
   noticeRoutes(app, ctx);
+  fundsRoutes(app, ctx);
 }
 
 /**
