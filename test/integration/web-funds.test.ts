@@ -102,6 +102,17 @@ describe.each(ENGINES)('adding money on the website on %s', (engine) => {
     expect(await checkLedger(t.services)).toEqual([]);
   });
 
+  it('the same form sent twice at once credits once', async () => {
+    const { user, c } = await loggedIn({ funded: false });
+    const page = html(await c.get('/funds'));
+    const fields = { _csrf: csrfOf(page), key: keyOf(page), amount: '3.00' };
+    const answers = await Promise.all([c.post('/funds', fields), c.post('/funds', fields), c.post('/funds', fields)]);
+    expect(answers.map((r) => r.statusCode)).toEqual([303, 303, 303]);
+    expect(await balance(user.id)).toBe(300);
+    expect(await demoCredits(user.id)).toHaveLength(1);
+    expect(await checkLedger(t.services)).toEqual([]);
+  });
+
   it("one user's key does not block another user's credit", async () => {
     const a = await loggedIn({ funded: false });
     const b = await loggedIn({ funded: false });
