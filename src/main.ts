@@ -103,6 +103,7 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
         {
           intervalSeconds: config.mailIntervalSeconds,
           leaseSeconds: config.mailTimeoutSeconds * 4,
+          currency: config.currency,
           logError: (line) => process.stderr.write(`${line}\n`),
         },
       )

@@ -29,7 +29,9 @@ export function registerMailCommands(program: Command, withServices: WithService
       const { openTransport } = await import('../mail/transport.ts');
       const transport = openTransport(cfg, (line) => console.log(line));
       try {
-        const r = await withServices((s) => deliverDueMail(s, transport, { leaseSeconds: cfg.mailTimeoutSeconds * 4 }));
+        const r = await withServices((s) =>
+          deliverDueMail(s, transport, { leaseSeconds: cfg.mailTimeoutSeconds * 4, currency: cfg.currency }),
+        );
         console.log(`${r.attempted} attempted: ${r.sent} sent, ${r.retried} to retry, ${r.failed} failed`);
       } finally {
         transport.close();

@@ -273,6 +273,18 @@ export const SettingsSchema = Type.Object({
     default: '127.0.0.1',
     description: 'interface of the METRICS_PORT listener (loopback by default: only this machine can scrape)',
   }),
+  PAYMENT_PROVIDER: Type.Union([Type.Literal('demo'), Type.Literal('none')], {
+    default: 'demo',
+    description:
+      'how money enters balances on the website: demo (the /funds page credits at once, and every money page says the money is simulated) or none (no funding on the website; the operator funds with `tipjar users fund`)',
+  }),
+  CURRENCY: Type.String({
+    minLength: 3,
+    maxLength: 3,
+    default: 'EUR',
+    description:
+      'ISO 4217 code of the one currency balances and budgets are kept in (hundredths of its unit), for showing amounts on the website and in mail',
+  }),
   TRUST_PROXY: Type.String({
     minLength: 1,
     default: 'false',
@@ -363,6 +375,10 @@ export interface Config {
   searchCacheEntries: number;
   /** seconds `tipjar serve` warms itself up before GET /readyz answers 200 (0: off; src/warmup.ts) */
   warmupSeconds: number;
+  /** how the website's /funds page adds money: `demo` (simulated, credited at once) or `none` (off) */
+  paymentProvider: 'demo' | 'none';
+  /** ISO 4217 code amounts are shown in (upper case, known to Intl) */
+  currency: string;
 }
 
 export class ConfigError extends Error {
@@ -435,6 +451,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (s.WEBHOOKS_CLAIM_SECONDS <= s.WEBHOOKS_TIMEOUT_SECONDS) {
     problems.push(`WEBHOOKS_CLAIM_SECONDS: must exceed WEBHOOKS_TIMEOUT_SECONDS (${s.WEBHOOKS_TIMEOUT_SECONDS})`);
   }
+  const currency = String(s.CURRENCY).toUpperCase();
+  if (!problems.some((p) => p.startsWith('CURRENCY:')) && !isKnownCurrency(currency)) {
+    problems.push(`CURRENCY: expected an ISO 4217 code such as EUR or USD (got "${s.CURRENCY}")`);
+  }
   if (problems.length) throw new ConfigError(problems);
   return {
     port: s.PORT,
@@ -486,7 +506,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     searchCacheSeconds: s.SEARCH_CACHE_SECONDS,
     searchCacheEntries: s.SEARCH_CACHE_ENTRIES,
     warmupSeconds: s.WARMUP_SECONDS,
+    paymentProvider: s.PAYMENT_PROVIDER,
+    currency,
   };
+}
+
+/** True for a three-letter ISO 4217 code that Intl.NumberFormat knows (e.g. `EUR`). */
+function isKnownCurrency(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code) && Intl.supportedValuesOf('currency').includes(code);
 }
 
 /** The host name of an origin, or `localhost` when it has none. */

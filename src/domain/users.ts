@@ -125,12 +125,13 @@ export async function getUsersByIds(s: Services, ids: number[]): Promise<Map<num
  * The built-in payment provider (DECISIONS.md "Money": funds enter through a payment-provider
  * interface; the built-in provider is an operator command). Credits `cents` to the user's balance
  * from the platform's funding account as one ledger transaction, and optionally sets the monthly
- * budget. `reference` makes the funding idempotent (a repeated reference changes nothing).
+ * budget. `reference` makes the funding idempotent (a repeated reference changes nothing);
+ * `description` is the ledger transaction's (default "operator funding of <username>").
  * @throws NotFoundError for an unknown user, ValidationError for negative or non-integer amounts.
  */
 export async function fundUser(
   s: Services,
-  input: { username: string; cents: number; budgetCents?: number; reference?: string },
+  input: { username: string; cents: number; budgetCents?: number; reference?: string; description?: string },
 ): Promise<UserRecord> {
   if (!Number.isSafeInteger(input.cents) || input.cents < 0)
     throw new ValidationError('cents must be a whole number ≥ 0', 'users');
@@ -149,7 +150,7 @@ export async function fundUser(
         {
           kind: 'funding',
           reference: input.reference ?? `funding:${user.id}:${now}:${Math.random().toString(36).slice(2)}`,
-          description: `operator funding of ${user.username}`,
+          description: input.description ?? `operator funding of ${user.username}`,
           now,
         },
         [

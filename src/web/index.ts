@@ -24,7 +24,7 @@ import { PasswordHashingBusyError } from '../auth/passwords.ts';
 import { clientNetwork } from '../ratelimit/limiter.ts';
 import type { WebLimits } from './limits.ts';
 import { minutesText, type WebContext } from './context.ts';
-import { PAGE_HEADERS, renderTemplate, sendPage, helpers } from './render.ts';
+import { PAGE_HEADERS, renderTemplate, sendPage, helpers, makeHelpers } from './render.ts';
 import { loadSession } from './sessions.ts';
 import { accountRoutes } from './routes/account.ts';
 import { pageRoutes } from './routes/pages.ts';
@@ -37,6 +37,7 @@ import { accountDataRoutes } from './routes/account-data.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import { noticeRoutes } from './routes/notices.ts';
 import { embedRoutes } from './routes/embed.ts';
+import { fundsRoutes } from './routes/funds.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -87,6 +88,7 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * POST /settings/notices · GET/POST /notices/unsubscribe/:token · POST /thing/:id/hide ·
  * POST /thing/:id/delete (src/web/routes/notices.ts).
  * GET /thing/:id/badge.svg · GET /thing/:id/button · GET /js/button.js (src/web/routes/embed.ts).
+ * GET/POST /funds (src/web/routes/funds.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -108,14 +110,15 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   await app.register(cookie);
   app.decorateRequest('webSession', undefined);
 
+  const h = makeHelpers(config.currency);
   const ctx: WebContext = {
     services,
     config,
     secure,
     limits,
-    page: (request, reply, view, data, status) => sendPage(request, reply, view, data, { status, secure }),
+    page: (request, reply, view, data, status) => sendPage(request, reply, view, data, { status, secure, h }),
     errorPage: (request, reply, status, heading, message) =>
-      sendPage(request, reply, './error', { title: heading, heading, message }, { status, secure }),
+      sendPage(request, reply, './error', { title: heading, heading, message }, { status, secure, h }),
   };
 
   // Every website request: who is logged in; every POST: a valid CSRF token, before any route runs.
@@ -170,6 +173,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   verifyRoutes(app, ctx);
   noticeRoutes(app, ctx);
   embedRoutes(app, ctx);
+  fundsRoutes(app, ctx);
 }
 
 /**

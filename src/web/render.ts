@@ -24,18 +24,37 @@ export const PAGE_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
 };
 
-/** Formatting helpers available to templates as `it.h`. */
-export const helpers = {
-  /** Unix seconds → `YYYY-MM-DD` (UTC). */
-  date: (unixSeconds: number) => (unixSeconds > 0 ? new Date(unixSeconds * 1000).toISOString().slice(0, 10) : ''),
-  /** cents → `12.34` */
-  money: (cents: number) =>
-    `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`,
-  /** A URL for `href`/`src` only when it is http(s); '' otherwise (no `javascript:` links). */
-  safeUrl: (url: string) => (/^https?:\/\//i.test(url) ? url : ''),
-  /** The website path of a user's profile. */
-  profile: (username: string) => `/profile/${encodeURIComponent(username)}`,
-};
+/**
+ * Formatting helpers available to templates as `it.h`, for amounts in `currency` (ISO 4217,
+ * CURRENCY): `money(cents)` → e.g. `€12.34` (English formatting, always two decimals: Tipjar
+ * keeps hundredths of the unit) and `units(cents)` → `12.34`, the value of an amount input.
+ */
+export function makeHelpers(currency: string) {
+  const format = new Intl.NumberFormat('en', {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  });
+  return {
+    /** Unix seconds → `YYYY-MM-DD` (UTC). */
+    date: (unixSeconds: number) => (unixSeconds > 0 ? new Date(unixSeconds * 1000).toISOString().slice(0, 10) : ''),
+    /** cents → `€12.34` in the site's currency */
+    money: (cents: number) => format.format(cents / 100),
+    /** cents → `12.34`, for amount inputs in currency units */
+    units: (cents: number) =>
+      `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`,
+    /** the currency's code, e.g. `EUR` */
+    currency,
+    /** A URL for `href`/`src` only when it is http(s); '' otherwise (no `javascript:` links). */
+    safeUrl: (url: string) => (/^https?:\/\//i.test(url) ? url : ''),
+    /** The website path of a user's profile. */
+    profile: (username: string) => `/profile/${encodeURIComponent(username)}`,
+  };
+}
+
+/** The template helpers for pages rendered without the site's configuration (bare error pages). */
+export const helpers = makeHelpers('EUR');
 
 /** What every page's template receives besides its own data. */
 export interface PageContext {
@@ -58,20 +77,21 @@ export function renderTemplate(view: string, data: Record<string, unknown>): str
  * Renders `view` with `data` inside the layout and sends it as `text/html; charset=utf-8` with
  * PAGE_HEADERS and `status`.
  * @param secure whether cookies must be Secure (the site is https): the CSRF cookie may be set.
+ * @param h the template helpers (makeHelpers with the site's CURRENCY; default `helpers`).
  */
 export function sendPage(
   request: FastifyRequest,
   reply: FastifyReply,
   view: string,
   data: Record<string, unknown> & { title: string; notice?: string },
-  opts: { status?: number; secure: boolean },
+  opts: { status?: number; secure: boolean; h?: typeof helpers },
 ): FastifyReply {
   const session = request.webSession;
   const it: PageContext & Record<string, unknown> = {
     ...data,
     user: session && { username: session.username },
     csrf: csrfToken(request, reply, opts.secure),
-    h: helpers,
+    h: opts.h ?? helpers,
   };
   const html = renderTemplate(view, it);
   return reply

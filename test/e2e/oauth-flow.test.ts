@@ -20,7 +20,6 @@ import type { Browser } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { fundUser } from '../../src/domain/users.ts';
 import type { Services } from '../../src/domain/services.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
@@ -175,10 +174,16 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)(
         await Promise.all([page.waitForURL(`${site}/`), page.click('main button[type=submit]')]);
         expect(await page.textContent('main')).toContain(`You are logged in as ${username}`);
 
-        // means to tip: the operator funds the balance, the user sets the budget in Settings
-        await fundUser(services, { username, cents: 1000 });
+        // means to tip: the user adds (demo) money on /funds and sets the budget in Settings
+        await page.goto(`${site}/funds`);
+        await page.fill('#amount', '10.00');
+        await Promise.all([
+          page.waitForURL(`${site}/funds?done=funded`),
+          page.click('main button:has-text("Add money")'),
+        ]);
+        expect(await page.textContent('dl.facts')).toContain('Balance€10.00');
         await page.goto(`${site}/settings`);
-        await page.fill('#budget_cents', '500');
+        await page.fill('#budget', '5.00');
         await Promise.all([
           page.waitForURL(`${site}/settings?done=budget`),
           page.click('button:has-text("Save budget")'),

@@ -388,7 +388,7 @@ describe.each(ENGINES)('account data on %s', (engine) => {
       expect(page).toContain('<form method="post" action="/settings/delete">');
       expect(page).toContain('name="password"');
       expect(page).toContain('name="confirm"');
-      expect(page).toContain('the balance of 10.00');
+      expect(page).toContain('the balance of €10.00');
       expect(page).not.toContain('<script');
 
       const unconfirmed = await web.submit('/settings/delete', '/settings/delete', { password: PASSWORD });

@@ -157,6 +157,9 @@ const BODY_KEYS = [
   'callback_domain',
   'redirect_uris',
   'budget_cents',
+  'budget',
+  'amount',
+  'key',
   'firstname',
   'lastname',
   'about',
@@ -287,6 +290,8 @@ describe.each(ENGINES)('every route fuzzed on %s', (engine) => {
     response_type: () => ['code'],
     scope: () => ['tip thing'],
     budget_cents: () => ['500'],
+    budget: () => ['5.00'],
+    amount: () => ['10.00', '0.5'],
     tags: () => ['a,b', ['x', 'y']],
     _method: () => ['patch'],
   };

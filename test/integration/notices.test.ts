@@ -270,7 +270,7 @@ describe.each(ENGINES)('notices on %s', (engine) => {
     expect(body).toContain('Not renewed in 2026-05 for lack of money: ');
     expect(body).toContain(`<a href="/thing/${r1}">Renewed one</a>, <a href="/thing/${r2}">Renewed two</a>, `);
     expect(body).toContain(`<a href="/thing/${r3}">Renewed three</a>`);
-    expect(body).toContain('<a href="/settings#money">Add money or lower your monthly budget</a>');
+    expect(body).toContain('<a href="/funds">Add money</a> or lower your monthly budget');
     expect(body).toContain('<section id="money">');
 
     // Someone with means sees no such line.

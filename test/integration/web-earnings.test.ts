@@ -49,8 +49,8 @@ describe.each(ENGINES)('earnings page on %s', (engine) => {
     await c.login(owner.username); // sessions last 14 days; the clock moved on 18
     const body = html(await c.get('/earnings'));
     // 500 + 500 from the two single-tip tippers, 250 of the third's 500 split over two tips.
-    expect(body).toContain('<tr><td>2026-03</td><td>3</td><td>12.50</td></tr>');
-    expect(body).toContain('<tfoot><tr><th scope="row" colspan="2">Total</th><td>12.50</td></tr></tfoot>');
+    expect(body).toContain('<tr><td>2026-03</td><td>3</td><td>€12.50</td></tr>');
+    expect(body).toContain('<tfoot><tr><th scope="row" colspan="2">Total</th><td>€12.50</td></tr></tfoot>');
     expect(body).toContain('<a href="/earnings">Earnings</a>');
   });
 });

@@ -80,10 +80,10 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       const { c } = await loggedIn();
       const body = html(await c.get('/settings'));
       expect(body).toContain('<input type="text" id="firstname" name="firstname" value="" maxlength="100">');
-      expect(body).toContain('<dt>Balance</dt><dd>10.00</dd>');
-      expect(body).toContain('<dt>Monthly budget</dt><dd>5.00</dd>');
+      expect(body).toContain('<dt>Balance</dt><dd>€10.00</dd>');
+      expect(body).toContain('<dt>Monthly budget</dt><dd>€5.00</dd>');
       expect(body).toContain('<dt>Able to tip</dt><dd>yes</dd>');
-      expect(body).toContain('name="budget_cents" value="500"');
+      expect(body).toContain('name="budget" value="5.00"');
     });
 
     it('saves the profile fields and "hide my tips"; the API shows them', async () => {
@@ -155,7 +155,7 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect((await userRow(user.id)).budget_cents).toBe(750);
       const body = html(await c.get('/settings?done=budget'));
       expect(body).toContain('Your monthly budget was saved.');
-      expect(body).toContain('<dt>Monthly budget</dt><dd>7.50</dd>');
+      expect(body).toContain('<dt>Monthly budget</dt><dd>€7.50</dd>');
     });
 
     it("after a tip this month, shows the month's fixed budget beside a changed setting and says the change applies next month", async () => {
@@ -167,8 +167,8 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect((await c.submit('/settings', '/settings/budget', { budget_cents: '0' })).statusCode).toBe(303);
       expect((await userRow(user.id)).budget_cents).toBe(0);
       const body = html(await c.get('/settings?done=budget'));
-      expect(body).toContain('<dt>Monthly budget</dt><dd>0.00</dd>');
-      expect(body).toContain('<dt>Budget of this month</dt><dd>5.00 (fixed at your first tip this month)</dd>');
+      expect(body).toContain('<dt>Monthly budget</dt><dd>€0.00</dd>');
+      expect(body).toContain('<dt>Budget of this month</dt><dd>€5.00 (fixed at your first tip this month)</dd>');
       expect(body).toContain('once you have tipped this month, a change applies from next month');
     });
 

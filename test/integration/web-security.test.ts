@@ -104,6 +104,8 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         { name: 'log-out', page: '/settings', action: '/logout', fields: {} },
         { name: 'profile', page: '/settings', action: '/settings', fields: { firstname: 'Changed', hide_tips: '1' } },
         { name: 'budget', page: '/settings', action: '/settings/budget', fields: { budget_cents: '900' } },
+        { name: 'budget in units', page: '/settings', action: '/settings/budget', fields: { budget: '9.00' } },
+        { name: 'add money', page: '/funds', action: '/funds', fields: { amount: '10.00', key: 'k'.repeat(24) } },
         { name: 'tip', page: `/thing/${thing}`, action: `/thing/${thing}/tip`, fields: {} },
         {
           name: 'register app',
@@ -231,9 +233,10 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/settings/notices',
           '/thing/:id/hide',
           '/thing/:id/delete',
+          '/funds',
         ].sort(),
       );
-      expect(forms).toHaveLength(22);
+      expect(forms).toHaveLength(24);
     });
 
     it.each([

@@ -22,7 +22,7 @@ export const PAGE_LIST_SIZE = 50;
 export const TIP_ERROR_TEXT: Record<string, string> = {
   tip_once: 'You have already tipped this thing this month. You can tip it again next month.',
   tip_owner: 'This is your own thing: you cannot tip it.',
-  no_means: 'You have no means to tip yet: set a monthly budget in Settings and make sure your balance covers it.',
+  no_means: 'You have no means to tip yet: your monthly budget must be above 0 and your balance must cover it.',
 };
 
 /** The home page's own notices (src/web/routes/form.ts noticeOf). */
@@ -64,7 +64,7 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
     request: FastifyRequest,
     reply: FastifyReply,
     thing: ThingRecord,
-    extra: { error?: string; notice?: string },
+    extra: { error?: string; notice?: string; noMeans?: boolean; fundingEnabled?: boolean },
     status = 200,
   ) {
     const session = request.webSession;
@@ -106,7 +106,8 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
   /**
    * POST /thing/:id/tip — field _csrf. Tips the thing as the logged-in user through the API's own
    * tipThing (same rules, same transaction). Success: 303 to `/thing/:id?done=tipped`. A refused tip
-   * (tip_once, tip_owner 403; no_means 401) re-renders the page with the reason in words.
+   * (tip_once, tip_owner 403; no_means 401) re-renders the page with the reason in words; no_means
+   * links to `/funds` (unless PAYMENT_PROVIDER=none) and to the budget in Settings.
    * Not logged in → the log-in page, then back to the thing.
    */
   app.post<{ Params: { id: string } }>('/thing/:id/tip', async (request, reply) => {
@@ -121,7 +122,11 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
           request,
           reply,
           await getThing(s, id),
-          { error: TIP_ERROR_TEXT[err.code] },
+          {
+            error: TIP_ERROR_TEXT[err.code],
+            noMeans: err.code === 'no_means',
+            fundingEnabled: ctx.config.paymentProvider !== 'none',
+          },
           STATUS[err.code],
         );
       }

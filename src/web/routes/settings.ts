@@ -1,12 +1,14 @@
 /**
  * The user's settings: profile fields of the User resource, "hide my tips", the monthly budget in
- * cents (src/domain/money/account.ts setMonthlyBudget), and the account's e-mail address, verified
+ * currency units (src/domain/money/account.ts setMonthlyBudget), and the account's e-mail address, verified
  * or not. Log-in required. The page's password and address forms are handled in password.ts, the
  * form that sends a new verification link in verify.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
 import { getMoneySummary, parseBudgetCents, setMonthlyBudget } from '../../domain/money/account.ts';
+import { parseBudgetUnits } from '../../domain/money/funding.ts';
+import { websiteProvider } from '../../domain/money/provider.ts';
 import { MAX_BUDGET_CENTS } from '../../domain/money/means.ts';
 import { getUserById, parseProfile, updateProfile } from '../../domain/users.ts';
 import { isEmailVerified } from '../../domain/verification.ts';
@@ -47,6 +49,7 @@ export async function renderSettings(
       skipped,
       notices: noticeSettings(user),
       maxBudget: MAX_BUDGET_CENTS,
+      funding: fundingState(ctx),
       account: { email: user.email, verified: isEmailVerified(user) },
       email: '',
       ...extra,
@@ -54,6 +57,15 @@ export async function renderSettings(
     },
     status,
   );
+}
+
+/**
+ * How money enters balances on this site, for the money pages: `enabled` when `/funds` adds money
+ * (PAYMENT_PROVIDER is not `none`), `simulated` when that money is simulated (the demo provider).
+ */
+export function fundingState(ctx: WebContext): { enabled: boolean; simulated: boolean } {
+  const provider = websiteProvider(ctx.config.paymentProvider);
+  return { enabled: provider !== undefined, simulated: provider?.simulated ?? false };
 }
 
 /** Registers GET/POST /settings, POST /settings/budget and GET /earnings on the website plugin. */
@@ -112,17 +124,23 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
     if (!request.webSession) return toLogin(request, reply);
     const money = await getMoneySummary(s, request.webSession.userId);
     const totalCents = money.earningsByPeriod.reduce((sum, e) => sum + e.cents, 0);
-    return ctx.page(request, reply, './earnings', { title: 'Earnings', money, totalCents });
+    return ctx.page(request, reply, './earnings', { title: 'Earnings', money, totalCents, funding: fundingState(ctx) });
   });
 
   /**
-   * POST /settings/budget — fields budget_cents (whole cents, 0–MAX_BUDGET_CENTS), _csrf.
-   * Success: 303 to `/settings?done=budget`. Invalid: 400 with the reason; nothing is written.
+   * POST /settings/budget — fields `budget` (currency units, e.g. `5.00`: 0 to MAX_BUDGET_CENTS/100,
+   * at most two decimals) or, when `budget` is absent, `budget_cents` (whole cents,
+   * 0–MAX_BUDGET_CENTS); `_csrf`. Success: 303 to `/settings?done=budget`. Invalid: 400 with the
+   * reason; nothing is written.
    */
   app.post('/settings/budget', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply, '/settings');
+    const form = formOf(request);
     try {
-      const cents = parseBudgetCents(field(formOf(request), 'budget_cents'));
+      const cents =
+        form.budget === undefined && form.budget_cents !== undefined
+          ? parseBudgetCents(field(form, 'budget_cents'))
+          : parseBudgetUnits(field(form, 'budget'));
       await setMonthlyBudget(s, request.webSession.userId, cents);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'validation')
