@@ -36,6 +36,8 @@ import { passwordRoutes } from './routes/password.ts';
 import { accountDataRoutes } from './routes/account-data.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import { noticeRoutes } from './routes/notices.ts';
+import { subscriptionRoutes } from './routes/subscriptions.ts';
+import { isMachineAutoSubmit, submitRoutes } from './routes/submit.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -85,6 +87,8 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * GET /verify-email/:token · POST /verify-email/resend (src/web/routes/verify.ts).
  * POST /settings/notices · GET/POST /notices/unsubscribe/:token · POST /thing/:id/hide ·
  * POST /thing/:id/delete (src/web/routes/notices.ts).
+ * GET /subscriptions · POST /thing/:id/subscribe|pause|resume|unsubscribe (src/web/routes/subscriptions.ts).
+ * GET /submit/auto · POST /submit/auto/tip (src/web/routes/submit.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -92,7 +96,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
 
   // Page views per client IP, before cookies, sessions or bodies cost anything.
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.url === STYLESHEET) return;
+    if (request.routeOptions.url === STYLESHEET || isMachineAutoSubmit(request)) return;
     const status = await limits.pages.hit(clientNetwork(request.ip));
     if (!status.exceeded) return;
     reply.header('retry-after', String(status.retryAfter));
@@ -167,6 +171,8 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   accountDataRoutes(app, ctx);
   verifyRoutes(app, ctx);
   noticeRoutes(app, ctx);
+  subscriptionRoutes(app, ctx);
+  submitRoutes(app, ctx);
 }
 
 /**
