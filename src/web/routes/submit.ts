@@ -71,8 +71,10 @@ export function submitRoutes(app: FastifyInstance, ctx: WebContext): void {
     const base = { title: 'Tip this', here, action, ...extra };
     let thing: ThingRecord | undefined;
     let preview: (NewThing & { ownerName?: string }) | undefined;
+    let linkTitle = '';
     try {
       const auto = parseAutoSubmit(autoUrl(query), s.siteUrl);
+      linkTitle = auto?.title?.trim() ?? '';
       if (!auto || !auto.url) throw new ValidationError('This link names no page: its url parameter is missing.');
       thing = await lookupThing(s, autoUrl(query));
       if (!thing) {
@@ -83,7 +85,11 @@ export function submitRoutes(app: FastifyInstance, ctx: WebContext): void {
           requireIdentity(auto.owner);
           preview = fields;
         } else if (auto.user_id) {
-          preview = { ...fields, ownerName: (await getUser(s, auto.user_id)).username };
+          const userId = auto.user_id;
+          const owner = await getUser(s, userId).catch((err: unknown) => {
+            throw err instanceof NotFoundError ? new NotFoundError(`No user "${userId}"`) : err;
+          });
+          preview = { ...fields, ownerName: owner.username };
         } else throw new NotFoundError('This link names no owner, and no thing is registered for its page.');
       }
     } catch (err) {
@@ -101,6 +107,7 @@ export function submitRoutes(app: FastifyInstance, ctx: WebContext): void {
         thing,
         // A hidden thing is shown to others only as what the link itself says (DECISIONS.md "Things").
         thingVisible: thing !== undefined && (!thing.hidden || isOwner),
+        linkTitle,
         preview,
         isOwner,
         ownsPreview: preview?.ownerName !== undefined && preview.ownerName === request.webSession?.username,
