@@ -110,6 +110,7 @@ describe.each(ENGINES)('website subscriptions on %s', (engine) => {
       expect(page).toContain(`action="/thing/${id}/pause"`);
       expect(page).toContain(`action="/thing/${id}/unsubscribe"`);
       expect(page).toContain('You have tipped this thing this month.');
+      expect(page).toContain('You subscribe to this thing: it is tipped at the start of every month.');
       expect(html(await c.get(`/thing/${id}`))).not.toContain('You subscribed'); // shown once
 
       // subscribing again (a stale page): 403 with the reason, nothing changes
@@ -120,7 +121,8 @@ describe.each(ENGINES)('website subscriptions on %s', (engine) => {
       expect(pause.headers.location).toBe(`/thing/${id}`);
       expect(await subscriptionOf(user.id, id)).toMatchObject({ active: 0 });
       page = html(await c.get(`/thing/${id}`));
-      expect(page).toContain('Your subscription is paused');
+      expect(page).toContain('Your subscription is paused: the thing is not tipped');
+      expect(page).toContain('<p class="muted">Your subscription is paused.</p>');
       expect(page).toContain(`action="/thing/${id}/resume"`);
       // the same form sent twice does not undo itself
       expect((await c.submit(`/thing/${id}`, `/thing/${id}/pause`)).statusCode).toBe(303);
