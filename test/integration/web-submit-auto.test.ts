@@ -128,6 +128,24 @@ describe.each(ENGINES)('website auto-submit page on %s', (engine) => {
     },
   );
 
+  it('requests not asking for HTML are not counted as page views (RATE_LIMIT_PAGES)', async () => {
+    const limited = await buildTestApp(engine, { env: { RATE_LIMIT_PAGES: '2' } });
+    try {
+      const path = page({ url: 'https://blog.example/limited', user_id: 'someone' });
+      for (let i = 0; i < 5; i++) {
+        const res = await limited.app.inject({ url: path, headers: { accept: 'application/json' } });
+        expect(res.statusCode).toBe(404);
+        expect(json(res).error).toBe('not_found');
+      }
+      const browser = new WebClient(limited.app);
+      expect((await browser.get(path)).statusCode).toBe(404); // the page: no such user
+      expect((await browser.get(path)).statusCode).toBe(404);
+      expect((await browser.get(path)).statusCode).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('an existing thing of another owner: owner mismatch, 400; a hidden thing is not shown to others', async () => {
     const owner = await buildWebUser(t.services);
     const url = `https://blog.example/${uniqueName('h')}`;
