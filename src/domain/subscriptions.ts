@@ -75,6 +75,18 @@ export async function listSubscriptions(
 }
 
 /**
+ * The caller's subscription to one thing (active or paused), or undefined when there is none: the
+ * website's thing page shows Subscribe, or Pause/Resume and Unsubscribe, from it.
+ */
+export async function getSubscription(
+  s: Services,
+  principal: Principal,
+  thingId: ThingId,
+): Promise<SubscriptionRecord | undefined> {
+  return findSubscription(s.database.db, principal.userId, thingId);
+}
+
+/**
  * `POST /things/:id/subscriptions` (scope `tip`): one transaction creates the active subscription,
  * records the `follow` activity and tips the thing for the current period (source `subscription`)
  * unless the caller already tipped it. Without means the subscription is still created and no tip

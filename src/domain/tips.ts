@@ -240,3 +240,20 @@ export async function listThingTips(
   const thing = await getThing(s, thingId);
   return listTipsOnThing(s.database.db, thing.id, viewer?.userId, page);
 }
+
+/**
+ * The thing page's "tippers this month": the tips `thingId` received in the current period
+ * (DECISIONS.md "Tips": a period is a calendar month in UTC), newest first, under the same rules as
+ * listThingTips (tippers who hide their tips left out but for the viewer; none for a hidden thing
+ * the viewer does not own).
+ * @throws NotFoundError (no such thing)
+ */
+export async function listThingTipsThisPeriod(
+  s: Services,
+  viewer: Principal | undefined,
+  thingId: number,
+  page: PageRequest,
+): Promise<TipRecord[]> {
+  const thing = await getThing(s, thingId);
+  return listTipsOnThing(s.database.db, thing.id, viewer?.userId, page, { period: periodOf(s.clock.now()) });
+}

@@ -38,6 +38,8 @@ import { verifyRoutes } from './routes/verify.ts';
 import { noticeRoutes } from './routes/notices.ts';
 import { embedRoutes } from './routes/embed.ts';
 import { fundsRoutes } from './routes/funds.ts';
+import { subscriptionRoutes } from './routes/subscriptions.ts';
+import { isMachineAutoSubmit, submitRoutes } from './routes/submit.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -89,6 +91,8 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * POST /thing/:id/delete (src/web/routes/notices.ts).
  * GET /thing/:id/badge.svg · GET /thing/:id/button · GET /js/button.js (src/web/routes/embed.ts).
  * GET/POST /funds (src/web/routes/funds.ts).
+ * GET /subscriptions · POST /thing/:id/subscribe|pause|resume|unsubscribe (src/web/routes/subscriptions.ts).
+ * GET /submit/auto · POST /submit/auto/tip (src/web/routes/submit.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -96,7 +100,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
 
   // Page views per client IP, before cookies, sessions or bodies cost anything.
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.url === STYLESHEET) return;
+    if (request.routeOptions.url === STYLESHEET || isMachineAutoSubmit(request)) return;
     const status = await limits.pages.hit(clientNetwork(request.ip));
     if (!status.exceeded) return;
     reply.header('retry-after', String(status.retryAfter));
@@ -174,6 +178,8 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   noticeRoutes(app, ctx);
   embedRoutes(app, ctx);
   fundsRoutes(app, ctx);
+  subscriptionRoutes(app, ctx);
+  submitRoutes(app, ctx);
 }
 
 /**

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Eta } from 'eta';
 import { csrfToken } from './csrf.ts';
+import { clearFlash } from './flash.ts';
 import { sourceFile } from '../paths.ts';
 
 const eta = new Eta({ views: fileURLToPath(sourceFile('web/views')), autoEscape: true, cache: true });
@@ -94,6 +95,8 @@ export function sendPage(
     h: opts.h ?? helpers,
   };
   const html = renderTemplate(view, it);
+  // A one-time notice is shown by this page (or by none): it must not come back on a reload.
+  clearFlash(request, reply, opts.secure);
   return reply
     .code(opts.status ?? 200)
     .headers(PAGE_HEADERS)

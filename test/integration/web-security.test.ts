@@ -14,7 +14,8 @@ import { requestPasswordReset } from '../../src/domain/credentials.ts';
 import { parseProfile, updateProfile } from '../../src/domain/users.ts';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, type TestApp } from '../helpers/app.ts';
-import { buildThing, buildUser, tokenWith, uniqueName } from '../helpers/factories.ts';
+import { buildThing, buildUser, principalOf, tokenWith, uniqueName } from '../helpers/factories.ts';
+import { subscribe, toggleSubscription } from '../../src/domain/subscriptions.ts';
 import { buildClient, REDIRECT_URI } from '../helpers/oauth.ts';
 import { buildWebUser, csrfOf, html, PASSWORD, WebClient } from '../helpers/web.ts';
 
@@ -46,6 +47,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'identities',
       'account_tokens',
       'mail_outbox',
+      'subscriptions',
     ] as const;
     const order = { sessions: 'id_hash', identities: 'identity' } as Record<string, string>;
     const out: Record<string, unknown> = {};
@@ -69,6 +71,12 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       await c.login(user.username);
       const owner = await buildUser(t.services);
       const thing = await buildThing(t.services, owner);
+      const subscribed = await buildThing(t.services, owner);
+      const paused = await buildThing(t.services, owner);
+      await subscribe(t.services, principalOf(user), subscribed);
+      await subscribe(t.services, principalOf(user), paused);
+      await toggleSubscription(t.services, principalOf(user), paused);
+      const autoPage = `/submit/auto?${new URLSearchParams({ url: `https://auto.example/${uniqueName('p')}`, user_id: owner.user.username })}`;
       const mine = await createClient(t.services, {
         name: 'Mine',
         callbackDomain: 'mine.example',
@@ -107,6 +115,16 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         { name: 'budget in units', page: '/settings', action: '/settings/budget', fields: { budget: '9.00' } },
         { name: 'add money', page: '/funds', action: '/funds', fields: { amount: '10.00', key: 'k'.repeat(24) } },
         { name: 'tip', page: `/thing/${thing}`, action: `/thing/${thing}/tip`, fields: {} },
+        { name: 'subscribe', page: `/thing/${thing}`, action: `/thing/${thing}/subscribe`, fields: {} },
+        { name: 'pause subscription', page: '/subscriptions', action: `/thing/${subscribed}/pause`, fields: {} },
+        { name: 'resume subscription', page: '/subscriptions', action: `/thing/${paused}/resume`, fields: {} },
+        { name: 'unsubscribe', page: '/subscriptions', action: `/thing/${subscribed}/unsubscribe`, fields: {} },
+        {
+          name: 'auto-submit tip',
+          page: autoPage,
+          action: autoPage.replace('/submit/auto', '/submit/auto/tip'),
+          fields: {},
+        },
         {
           name: 'register app',
           page: '/apps',
@@ -183,7 +201,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
 
     async function expectRefused(client: WebClient, action: string, fields: Record<string, string>, query = '') {
       const before = await snapshot();
-      const res = await client.post(`${action}${query}`, fields);
+      const res = await client.post(`${action}${action.includes('?') ? query.replace('?', '&') : query}`, fields);
       const body = html(res, 403);
       expect(body).toContain('<h1>This form has expired</h1>');
       expect(res.headers.location).toBeUndefined();
@@ -217,6 +235,11 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/settings',
           '/settings/budget',
           '/thing/:id/tip',
+          '/thing/:id/subscribe',
+          '/thing/:id/pause',
+          '/thing/:id/resume',
+          '/thing/:id/unsubscribe',
+          '/submit/auto/tip',
           '/apps',
           '/apps/:clientId/secret',
           '/apps/:clientId/redirect-uris',
@@ -236,7 +259,7 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/funds',
         ].sort(),
       );
-      expect(forms).toHaveLength(24);
+      expect(forms).toHaveLength(29);
     });
 
     it.each([
@@ -246,6 +269,11 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'profile',
       'budget',
       'tip',
+      'subscribe',
+      'pause subscription',
+      'resume subscription',
+      'unsubscribe',
+      'auto-submit tip',
       'register app',
       'rotate secret',
       'redirect URIs',
@@ -356,7 +384,8 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       expect(body).toContain(
         '<a href="https://xss.example/?q=&quot;&gt;&lt;script&gt;alert(&#39;u&#39;)&lt;/script&gt;" rel="nofollow noopener">',
       );
-      expect(body).toContain(`<span>tag${ESCAPED_TAG}</span>`);
+      expect(body).toContain(`">tag${ESCAPED_TAG}</a>`);
+      expect(body).not.toContain('href="/tag/tag<');
       expect(body).toContain(`<title>${ESCAPED} · Tipjar</title>`);
     });
 

@@ -177,16 +177,18 @@ export async function listTipsByTipper(
 /**
  * Tips a thing received, newest first. Tips of users who hide their tips are left out, except the
  * viewer's own; none at all when the thing is hidden and `viewerId` (undefined: anonymous) does
- * not own it.
+ * not own it. `opts.period` ('YYYY-MM'): only the tips of that period.
  */
 export async function listTipsOnThing(
   ex: Executor,
   thingId: number,
   viewerId: number | undefined,
   page: PageRequest,
+  opts: { period?: string } = {},
 ): Promise<TipRecord[]> {
-  const rows = await selectTips(ex, viewerId)
-    .where('tips.thing_id', '=', thingId)
+  let query = selectTips(ex, viewerId).where('tips.thing_id', '=', thingId);
+  if (opts.period !== undefined) query = query.where('tips.period', '=', opts.period);
+  const rows = await query
     .where((eb) => eb.or([eb('tipper.hide_tips', '=', 0), eb('tipper.id', '=', viewerId ?? -1)]))
     .orderBy('tips.created_at', 'desc')
     .orderBy('tips.id', 'desc')

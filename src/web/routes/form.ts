@@ -1,5 +1,6 @@
 /** Reading website form fields (application/x-www-form-urlencoded bodies and query strings). */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { flashOf } from '../flash.ts';
 
 /** The request body as a plain object (form fields), or {} for anything else. */
 export function formOf(request: FastifyRequest): Record<string, unknown> {
@@ -36,14 +37,25 @@ const NOTICES: Record<string, string> = {
   'thing-deleted': 'The thing was deleted.',
   'thing-hidden': 'The thing is hidden: only you see it in lists, search and feeds.',
   'thing-shown': 'The thing is shown again.',
+  subscribed:
+    'You subscribed to this thing and tipped it for this month. It is tipped again at the start of every month.',
+  'subscribed-tipped':
+    'You subscribed to this thing. You had tipped it this month already; it is tipped again at the start of every month.',
+  'subscribed-no-means':
+    'You subscribed to this thing, but you have no means to tip yet, so it was not tipped this month: set a monthly budget in Settings and make sure your balance covers it. Each month the subscription tries again.',
+  paused: 'Your subscription is paused: the thing is not tipped at the start of the month until you resume it.',
+  resumed: 'Your subscription is active again: the thing is tipped at the start of every month.',
+  unsubscribed: 'You unsubscribed from this thing.',
 };
 
 /**
- * The notice named by the `done` query parameter, if it is one of ours; `own` gives a page's own
- * texts, which take precedence (e.g. the home page's `deleted`: the account was deleted).
+ * The notice named by the `done` query parameter (older links), else by the one-time flash cookie
+ * a form's 303 set (src/web/flash.ts; the page that renders clears it), if it is one of ours;
+ * `own` gives a page's own texts, which take precedence (e.g. the home page's `deleted`: the
+ * account was deleted).
  */
 export function noticeOf(request: FastifyRequest, own: Record<string, string> = {}): string | undefined {
-  const done = field(request.query as Record<string, unknown>, 'done');
+  const done = field(request.query as Record<string, unknown>, 'done') || flashOf(request);
   if (Object.hasOwn(own, done)) return own[done];
   return Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
 }

@@ -5,13 +5,15 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError, NotFoundError } from '../../domain/errors.ts';
 import { getThing, listUserThings, viewerState } from '../../domain/things.ts';
-import { listThingTips, listUserTips, tipThing } from '../../domain/tips.ts';
+import { listThingTipsThisPeriod, listUserTips, tipThing } from '../../domain/tips.ts';
+import { getSubscription } from '../../domain/subscriptions.ts';
 import { getUser } from '../../domain/users.ts';
 import type { ThingRecord } from '../../domain/records.ts';
 import { STATUS } from '../../http/plugins/errors.ts';
 import type { WebContext } from '../context.ts';
 import { sessionPrincipal } from '../sessions.ts';
 import { noticeOf, toLogin } from './form.ts';
+import { redirectWithFlash } from '../flash.ts';
 import { embedSnippets } from './embed.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -30,8 +32,62 @@ const HOME_NOTICES: Record<string, string> = {
   deleted: 'Your account was deleted. Thank you for having used Tipjar.',
 };
 
+/** How many tippers of this month and other things of the owner the thing page lists. */
+export const THING_PAGE_TIPPERS = 50;
+export const THING_PAGE_OTHER_THINGS = 5;
+
+/**
+ * Renders the thing page (thing.eta) for `thing` with `extra` (a refusal's `error`, a `notice`):
+ * the thing, its tags as links to `/tag/<tag>`, this month's tippers (those who do not hide their
+ * tips; none for a hidden thing the viewer does not own), up to THING_PAGE_OTHER_THINGS other
+ * things of its owner (hidden ones only for the owner), and for a logged-in visitor whether they
+ * tipped it this month and their subscription (Subscribe, or Pause/Resume and Unsubscribe).
+ */
+export async function renderThingPage(
+  ctx: WebContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  thing: ThingRecord,
+  extra: { error?: string; notice?: string; noMeans?: boolean; fundingEnabled?: boolean },
+  status = 200,
+): Promise<FastifyReply> {
+  const s = ctx.services;
+  const session = request.webSession;
+  const principal = session && sessionPrincipal(session);
+  const ownerName = thing.owner.kind === 'user' ? thing.owner.username : undefined;
+  const [tips, viewer, subscription, others] = await Promise.all([
+    listThingTipsThisPeriod(s, principal, thing.id, { count: THING_PAGE_TIPPERS, page: 1 }),
+    viewerState(s, principal, [thing]),
+    principal ? getSubscription(s, principal, thing.id) : undefined,
+    ownerName
+      ? listUserThings(s, ownerName, principal, { count: THING_PAGE_OTHER_THINGS + 1, page: 1 }).catch((err) => {
+          if (err instanceof NotFoundError) return [];
+          throw err;
+        })
+      : [],
+  ]);
+  const isOwner = thing.owner.kind === 'user' && thing.owner.userId === session?.userId;
+  return ctx.page(
+    request,
+    reply,
+    './thing',
+    {
+      title: thing.title || thing.url,
+      thing,
+      tips,
+      isOwner,
+      embed: isOwner ? embedSnippets(ctx.config, thing) : undefined,
+      tipped: viewer?.tipped.has(thing.id) ?? false,
+      subscription,
+      otherThings: others.filter((t) => t.id !== thing.id).slice(0, THING_PAGE_OTHER_THINGS),
+      ...extra,
+    },
+    status,
+  );
+}
+
 /** A thing page id: digits only (1–15 of them), else undefined (→ 404). */
-function pageId(raw: string): number | undefined {
+export function pageId(raw: string): number | undefined {
   return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
 }
 
@@ -60,52 +116,24 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
     return ctx.page(request, reply, './profile', { title: profile.username, profile, things, tips, tipsHidden });
   });
 
-  async function renderThing(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    thing: ThingRecord,
-    extra: { error?: string; notice?: string; noMeans?: boolean; fundingEnabled?: boolean },
-    status = 200,
-  ) {
-    const session = request.webSession;
-    const [tips, viewer] = await Promise.all([
-      listThingTips(s, session && sessionPrincipal(session), thing.id, { count: PAGE_LIST_SIZE, page: 1 }),
-      viewerState(s, session && sessionPrincipal(session), [thing]),
-    ]);
-    const isOwner = thing.owner.kind === 'user' && thing.owner.userId === session?.userId;
-    return ctx.page(
-      request,
-      reply,
-      './thing',
-      {
-        title: thing.title || thing.url,
-        thing,
-        tips,
-        isOwner,
-        embed: isOwner ? embedSnippets(ctx.config, thing) : undefined,
-        tipped: viewer?.tipped.has(thing.id) ?? false,
-        ...extra,
-      },
-      status,
-    );
-  }
-
   /**
-   * GET /thing/:id — a thing: title, url (a nofollow link), description, owner, tips count, tags, the
-   * tips it received (tippers who hide their tips left out) and, for a logged-in visitor who may
-   * tip it, a Tip button; for its owner, the embed snippets (embed.ts embedSnippets). Unknown or
+   * GET /thing/:id — a thing: title, url (a nofollow link), description, owner, tips count, tags
+   * (links), this month's tippers (tippers who hide their tips left out), the owner's other things
+   * and, for a logged-in visitor, Tip and Subscribe/Pause/Resume/Unsubscribe (src/web/routes/
+   * subscriptions.ts); for its owner, the embed snippets (embed.ts embedSnippets). Unknown or
    * deleted thing → 404 page.
    */
   app.get<{ Params: { id: string } }>('/thing/:id', async (request, reply) => {
     const id = pageId(request.params.id);
     if (id === undefined) throw new NotFoundError('Thing not found', 'things');
     const thing = await getThing(s, id);
-    return renderThing(request, reply, thing, { notice: noticeOf(request) });
+    return renderThingPage(ctx, request, reply, thing, { notice: noticeOf(request) });
   });
 
   /**
    * POST /thing/:id/tip — field _csrf. Tips the thing as the logged-in user through the API's own
-   * tipThing (same rules, same transaction). Success: 303 to `/thing/:id?done=tipped`. A refused tip
+   * tipThing (same rules, same transaction). Success: 303 to `/thing/:id` with the one-time notice
+   * `tipped` (src/web/flash.ts). A refused tip
    * (tip_once, tip_owner 403; no_means 401) re-renders the page with the reason in words; no_means
    * links to `/funds` (unless PAYMENT_PROVIDER=none) and to the budget in Settings.
    * Not logged in → the log-in page, then back to the thing.
@@ -118,7 +146,8 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
       await tipThing(s, sessionPrincipal(request.webSession), id);
     } catch (err) {
       if (err instanceof DomainError && Object.hasOwn(TIP_ERROR_TEXT, err.code)) {
-        return renderThing(
+        return renderThingPage(
+          ctx,
           request,
           reply,
           await getThing(s, id),
@@ -132,6 +161,6 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
       }
       throw err;
     }
-    return reply.code(303).redirect(`/thing/${id}?done=tipped`);
+    return redirectWithFlash(reply, `/thing/${id}`, 'tipped', ctx.secure);
   });
 }
