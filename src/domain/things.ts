@@ -7,6 +7,7 @@ import {
   findThingByUrlKey,
   findThingsByIds,
   insertThing,
+  listPopularTags as listPopularTagRows,
   listThingsByOwner,
   softDeleteThing,
   updateThing as updateThingRow,
@@ -191,4 +192,12 @@ export async function listUserThings(
 /** `GET /user/things`: the caller's things, hidden ones included. */
 export async function listOwnThings(s: Services, principal: Principal, page: PageRequest): Promise<ThingRecord[]> {
   return listThingsByOwner(s.database.db, principal.userId, { ...page, includeHidden: true });
+}
+
+/**
+ * The most used tags (lower-cased) of things shown to everyone (neither hidden nor deleted), with
+ * their thing counts, most first; at most `limit`.
+ */
+export async function listPopularTags(s: Services, limit: number): Promise<{ tag: string; things: number }[]> {
+  return listPopularTagRows(s.database.db, limit);
 }

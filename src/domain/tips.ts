@@ -4,7 +4,13 @@
  */
 import { inTransaction, type Executor } from '../db/transaction.ts';
 import { findThingById, findThingByUrlKey } from '../db/repositories/things.ts';
-import { countTipOnThing, insertTipOnce, listTipsByTipper, listTipsOnThing } from '../db/repositories/tips.ts';
+import {
+  countTipOnThing,
+  insertTipOnce,
+  listRecentPublicTips,
+  listTipsByTipper,
+  listTipsOnThing,
+} from '../db/repositories/tips.ts';
 import { insertActivity } from '../db/repositories/activities.ts';
 import { findMeans, findUserById, findUserByUsername, fixPeriodBudget } from '../db/repositories/users.ts';
 import {
@@ -239,4 +245,13 @@ export async function listThingTips(
 ): Promise<TipRecord[]> {
   const thing = await getThing(s, thingId);
   return listTipsOnThing(s.database.db, thing.id, viewer?.userId, page);
+}
+
+/**
+ * The newest public tips on the site, newest first, at most `count`: tips of users who do not hide
+ * their tips (DECISIONS.md "Things": hidden things are left out for everyone here, owners included),
+ * on things that are not deleted.
+ */
+export async function listRecentTips(s: Services, count: number): Promise<TipRecord[]> {
+  return listRecentPublicTips(s.database.db, count);
 }

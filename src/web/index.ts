@@ -36,6 +36,7 @@ import { passwordRoutes } from './routes/password.ts';
 import { accountDataRoutes } from './routes/account-data.ts';
 import { verifyRoutes } from './routes/verify.ts';
 import { noticeRoutes } from './routes/notices.ts';
+import { exploreRoutes } from './routes/explore.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -85,6 +86,7 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * GET /verify-email/:token · POST /verify-email/resend (src/web/routes/verify.ts).
  * POST /settings/notices · GET/POST /notices/unsubscribe/:token · POST /thing/:id/hide ·
  * POST /thing/:id/delete (src/web/routes/notices.ts).
+ * GET /search · GET /explore · GET /category/:id · GET /tag/:tag (src/web/routes/explore.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -167,6 +169,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   accountDataRoutes(app, ctx);
   verifyRoutes(app, ctx);
   noticeRoutes(app, ctx);
+  exploreRoutes(app, ctx);
 }
 
 /**

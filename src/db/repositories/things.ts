@@ -130,6 +130,26 @@ export async function listThingsByOwner(
   return rows.map(toThingRecord);
 }
 
+/**
+ * The most used tags (thing_tags, lower-cased) over things that are neither hidden nor deleted, with
+ * how many such things carry each: most first, then by tag. At most `limit` (a scan of thing_tags
+ * joined to things: meant for one short list, e.g. the explore page).
+ */
+export async function listPopularTags(ex: Executor, limit: number): Promise<{ tag: string; things: number }[]> {
+  const rows = await ex
+    .selectFrom('thing_tags')
+    .innerJoin('things', 'things.id', 'thing_tags.thing_id')
+    .select(['thing_tags.tag as tag', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('things.hidden', '=', 0)
+    .where('things.deleted_at', 'is', null)
+    .groupBy('thing_tags.tag')
+    .orderBy('n', 'desc')
+    .orderBy('thing_tags.tag')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ tag: r.tag, things: Number(r.n) }));
+}
+
 /** Tags as stored in the things row (one string) and in thing_tags (one lower-cased row each). */
 export const joinTags = (tags: string[]): string => tags.join(',');
 

@@ -196,6 +196,21 @@ export async function listTipsOnThing(
   return rows.map(toTipRecord);
 }
 
+/**
+ * The newest public tips over all things, newest first: tips of live users who do not hide their
+ * tips, on things that are neither hidden nor deleted (for anyone, their owner included).
+ */
+export async function listRecentPublicTips(ex: Executor, count: number): Promise<TipRecord[]> {
+  const rows = await selectTips(ex, undefined)
+    .where('tipper.hide_tips', '=', 0)
+    .where('tipper.deleted_at', 'is', null)
+    .orderBy('tips.created_at', 'desc')
+    .orderBy('tips.id', 'desc')
+    .limit(count)
+    .execute();
+  return rows.map(toTipRecord);
+}
+
 /** How many tips `tipperId` gave in `period` ('YYYY-MM'). */
 export async function countTipsInPeriod(ex: Executor, tipperId: number, period: string): Promise<number> {
   const r = await ex

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { DomainError, NotFoundError } from '../../domain/errors.ts';
-import { getThing, listUserThings, viewerState } from '../../domain/things.ts';
+import { getThing, viewerState } from '../../domain/things.ts';
 import { listThingTips, listUserTips, tipThing } from '../../domain/tips.ts';
 import { getUser } from '../../domain/users.ts';
 import type { ThingRecord } from '../../domain/records.ts';
@@ -12,6 +12,9 @@ import { STATUS } from '../../http/plugins/errors.ts';
 import type { WebContext } from '../context.ts';
 import { sessionPrincipal } from '../sessions.ts';
 import { noticeOf, toLogin } from './form.ts';
+import { BadPageError, pageNumber, pagerOf } from '../paging.ts';
+import { helpers } from '../render.ts';
+import { findUserThings } from './explore.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** How many things and tips a page lists (the newest). */
@@ -44,19 +47,27 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
   );
 
   /**
-   * GET /profile/:username — a user's public profile: profile fields, things (hidden ones only for
-   * their owner) and tips (unless the user hides them), newest first. Unknown user → 404 page.
+   * GET /profile/:username — a user's public profile: profile fields, their things (hidden ones
+   * only for their owner) newest first, 20 a page (`?page=`, 1-based) with "N things" and
+   * "page N of M", and the newest 50 tips (unless the user hides them). Unknown user → 404 page;
+   * a bad page number → the profile with the reason, 400.
    */
   app.get<{ Params: { username: string } }>('/profile/:username', async (request, reply) => {
     const profile = await getUser(s, request.params.username);
     const viewer = request.webSession && sessionPrincipal(request.webSession);
-    const page = { count: PAGE_LIST_SIZE, page: 1 };
-    const [things, tips] = await Promise.all([
-      listUserThings(s, profile.username, viewer, page),
-      listUserTips(s, profile.username, viewer, page),
-    ]);
     const tipsHidden = profile.hideTips && viewer?.userId !== profile.id;
-    return ctx.page(request, reply, './profile', { title: profile.username, profile, things, tips, tipsHidden });
+    const tips = await listUserTips(s, profile.username, viewer, { count: PAGE_LIST_SIZE, page: 1 });
+    const data = { title: profile.username, profile, tips, tipsHidden };
+    let page: number;
+    try {
+      page = pageNumber((request.query as Record<string, unknown>).page);
+    } catch (err) {
+      if (!(err instanceof BadPageError)) throw err;
+      return ctx.page(request, reply, './profile', { ...data, things: [], error: err.message }, 400);
+    }
+    const things = await findUserThings(s, profile.username, viewer, page);
+    const pager = pagerOf(helpers.profile(profile.username), {}, page, things.total);
+    return ctx.page(request, reply, './profile', { ...data, things: things.things, pager });
   });
 
   async function renderThing(
