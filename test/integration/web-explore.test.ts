@@ -120,7 +120,7 @@ describe.each(ENGINES)('finding things on the website on %s', (engine) => {
 
     it('bad filters, sort, page or query are a page with the reason (400), never a 500; the query is escaped', async () => {
       const cases: [string, string][] = [
-        ['/search?q=x&category=nope', 'Unknown category'],
+        ['/search?q=x&category=nope', 'Unknown category &quot;nope&quot;. Pick one from the list.'],
         ['/search?q=x&language=xx_XX', 'Unknown language'],
         ['/search?q=x&sort=cheapest', 'sort must be one of'],
         ['/search?q=x&page=0', 'The page must be a whole number'],

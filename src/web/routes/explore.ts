@@ -21,7 +21,7 @@ import { field } from './form.ts';
 
 /** The sorts offered on the website, in the order of the select, with their names. */
 export const SORT_NAMES: Record<string, string> = {
-  relevance: 'Best match (newest without words)',
+  relevance: 'Best match',
   trend: 'Trending',
   tips_month: 'Most tips, last 30 days',
   tips_week: 'Most tips, last 7 days',
@@ -48,6 +48,15 @@ const FILTER_OPTIONS = {
   languages: LANGUAGES,
   sorts: SEARCH_SORTS.map((id) => ({ id, name: SORT_NAMES[id] ?? id })),
 };
+
+/**
+ * The reason a search was refused, in the website's words: the API's pointers to its reference
+ * lists (": see /categories") become a hint to pick from the form's list.
+ */
+function refusal(err: BadPageError | InvalidParametersError): string {
+  const m = /^(.*): see \/(categories|languages)$/.exec(err.message);
+  return m ? `${m[1]}. Pick one from the list.` : err.message;
+}
 
 /** One page of a search, as the website lists it. */
 interface Found {
@@ -114,7 +123,7 @@ export function exploreRoutes(app: FastifyInstance, ctx: WebContext): void {
       return ctx.page(request, reply, './thing-page', { ...data, things: found.things, pager });
     } catch (err) {
       if (!(err instanceof BadPageError || err instanceof InvalidParametersError)) throw err;
-      return ctx.page(request, reply, './thing-page', { ...data, error: err.message, things: [] }, 400);
+      return ctx.page(request, reply, './thing-page', { ...data, error: refusal(err), things: [] }, 400);
     }
   }
 
@@ -154,7 +163,7 @@ export function exploreRoutes(app: FastifyInstance, ctx: WebContext): void {
       return ctx.page(request, reply, './search', { ...base, asked: true, things: found.things, pager });
     } catch (err) {
       if (!(err instanceof BadPageError || err instanceof InvalidParametersError)) throw err;
-      return ctx.page(request, reply, './search', { ...base, asked: false, error: err.message }, 400);
+      return ctx.page(request, reply, './search', { ...base, asked: false, error: refusal(err) }, 400);
     }
   });
 
