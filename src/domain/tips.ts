@@ -6,6 +6,7 @@ import { inTransaction, type Executor } from '../db/transaction.ts';
 import { findThingById, findThingByUrlKey } from '../db/repositories/things.ts';
 import {
   countTipOnThing,
+  countTipsByTipper,
   insertTipOnce,
   listRecentPublicTips,
   listTipsByTipper,
@@ -224,6 +225,13 @@ export async function listUserTips(
   const user = await getUser(s, username);
   if (user.hideTips && viewer?.userId !== user.id) return [];
   return listTipsByTipper(s.database.db, user.id, viewer?.userId, page);
+}
+
+/** How many tips `listUserTips` lists to `viewer` over all pages (0 when the user hides them from `viewer`). @throws NotFoundError */
+export async function countUserTips(s: Services, username: string, viewer: Principal | undefined): Promise<number> {
+  const user = await getUser(s, username);
+  if (user.hideTips && viewer?.userId !== user.id) return 0;
+  return countTipsByTipper(s.database.db, user.id, viewer?.userId);
 }
 
 /** `GET /user/tips`: the caller's own tips (even if they hide them), less tips on others' hidden things. */

@@ -48,20 +48,24 @@ export function countText(n: number, one: string, many: string): string {
 
 /**
  * The pager of page `page` of `total` items, `size` per page, under `path` with the query
- * parameters `params` (empty values left out; `page` added for pages after the first).
+ * parameters `params` (empty values left out; `opts.param`, default `page`, added for pages after
+ * the first). `opts.noun`: the items' name, one and many (default thing, things).
  */
 export function pagerOf(
   path: string,
   params: Record<string, string | undefined>,
   page: number,
   total: number,
-  size = LIST_PAGE_SIZE,
+  opts: { size?: number; param?: string; noun?: [string, string] } = {},
 ): Pager {
+  const size = opts.size ?? LIST_PAGE_SIZE;
+  const param = opts.param ?? 'page';
+  const [one, many] = opts.noun ?? ['thing', 'things'];
   const pages = Math.max(1, Math.ceil(total / size));
   const href = (n: number) => {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
-    if (n > 1) q.set('page', String(n));
+    if (n > 1) q.set(param, String(n));
     const qs = q.toString();
     return qs ? `${path}?${qs}` : path;
   };
@@ -69,7 +73,7 @@ export function pagerOf(
     page,
     pages,
     total,
-    totalText: countText(total, 'thing', 'things'),
+    totalText: countText(total, one, many),
     prevHref: page > 1 ? href(Math.min(page - 1, pages)) : undefined,
     nextHref: page < pages ? href(page + 1) : undefined,
     lastHref: page > pages ? href(pages) : undefined,

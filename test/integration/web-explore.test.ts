@@ -290,6 +290,32 @@ describe.each(ENGINES)('finding things on the website on %s', (engine) => {
       expect(html(await visitor().get(`${path}?page=5`))).toContain('There is no page 5');
     });
 
+    it('pages the tips with their total (tips_page), keeping the things page; tips on hidden things count only for their owner', async () => {
+      const owner = await webOwner();
+      const ids = await things(owner, 'tippable', LIST_PAGE_SIZE + 3);
+      const fan = await buildWebUser(t.services);
+      for (const id of ids) await tipThing(t.services, principalOf(fan), id);
+      await hide(ids[0]!);
+      const path = `/profile/${fan.username}`;
+      const tipsOf = (body: string) => thingLinks(body.slice(body.indexOf('<h2>Tips</h2>')));
+      const first = html(await visitor().get(path));
+      expect(first).toContain(`${LIST_PAGE_SIZE + 2} tips`);
+      expect(tipsOf(first)).toHaveLength(LIST_PAGE_SIZE);
+      expect(first).toContain(`<a rel="next" href="${path}?tips_page=2">`);
+      const second = html(await visitor().get(`${path}?page=1&tips_page=2`));
+      expect(tipsOf(second)).toEqual([ids[2], ids[1]]);
+      const asOwner = new WebClient(t.app);
+      await asOwner.login(owner.user.username);
+      const own = html(await asOwner.get(`${path}?tips_page=2`));
+      expect(own).toContain(`${LIST_PAGE_SIZE + 3} tips`);
+      expect(tipsOf(own)).toEqual([ids[2], ids[1], ids[0]]);
+      expect(html(await visitor().get(`${path}?tips_page=0`), 400)).toContain('The page must be a whole number');
+      await db().updateTable('users').set({ hide_tips: 1 }).where('id', '=', fan.id).execute();
+      const hidden = html(await visitor().get(path));
+      expect(hidden).toContain('keeps their tips private');
+      expect(tipsOf(hidden)).toEqual([]);
+    });
+
     it('a user with no things says so; one thing is "1 thing"', async () => {
       const owner = await webOwner();
       const user = owner.user;

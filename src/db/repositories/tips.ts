@@ -174,6 +174,19 @@ export async function listTipsByTipper(
   return rows.map(toTipRecord);
 }
 
+/** How many tips listTipsByTipper lists over all its pages for `viewerId` (same filters). */
+export async function countTipsByTipper(ex: Executor, tipperId: number, viewerId: number | undefined): Promise<number> {
+  const r = await ex
+    .selectFrom('tips')
+    .innerJoin('things', 'things.id', 'tips.thing_id')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('tips.tipper_id', '=', tipperId)
+    .where('things.deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('things.hidden', '=', 0), eb('things.owner_user_id', '=', viewerId ?? -1)]))
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
 /**
  * Tips a thing received, newest first. Tips of users who hide their tips are left out, except the
  * viewer's own; none at all when the thing is hidden and `viewerId` (undefined: anonymous) does

@@ -5,19 +5,19 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError, NotFoundError } from '../../domain/errors.ts';
 import { getThing, viewerState } from '../../domain/things.ts';
-import { listThingTips, listUserTips, tipThing } from '../../domain/tips.ts';
+import { countUserTips, listThingTips, listUserTips, tipThing } from '../../domain/tips.ts';
 import { getUser } from '../../domain/users.ts';
 import type { ThingRecord } from '../../domain/records.ts';
 import { STATUS } from '../../http/plugins/errors.ts';
 import type { WebContext } from '../context.ts';
 import { sessionPrincipal } from '../sessions.ts';
 import { noticeOf, toLogin } from './form.ts';
-import { BadPageError, pageNumber, pagerOf } from '../paging.ts';
+import { BadPageError, LIST_PAGE_SIZE, pageNumber, pagerOf } from '../paging.ts';
 import { helpers } from '../render.ts';
 import { findUserThings } from './explore.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** How many things and tips a page lists (the newest). */
+/** How many tips the thing page lists (the newest). */
 export const PAGE_LIST_SIZE = 50;
 
 /** The tip errors in words, for the thing page (api-v2.md "Tips": tip_once, tip_owner, no_means). */
@@ -47,27 +47,40 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
   );
 
   /**
-   * GET /profile/:username — a user's public profile: profile fields, their things (hidden ones
-   * only for their owner) newest first, 20 a page (`?page=`, 1-based) with "N things" and
-   * "page N of M", and the newest 50 tips (unless the user hides them). Unknown user → 404 page;
-   * a bad page number → the profile with the reason, 400.
+   * GET /profile/:username — a user's public profile: profile fields; their things (hidden ones
+   * only for their owner), newest first, 20 a page (`?page=`, 1-based) with "N things" and
+   * "page N of M"; their tips (unless the user hides them; tips on hidden things only for the
+   * things' owners), newest first, 20 a page (`?tips_page=`) with "N tips". Unknown user → 404
+   * page; a bad page number → the profile with the reason, 400.
    */
   app.get<{ Params: { username: string } }>('/profile/:username', async (request, reply) => {
     const profile = await getUser(s, request.params.username);
     const viewer = request.webSession && sessionPrincipal(request.webSession);
     const tipsHidden = profile.hideTips && viewer?.userId !== profile.id;
-    const tips = await listUserTips(s, profile.username, viewer, { count: PAGE_LIST_SIZE, page: 1 });
-    const data = { title: profile.username, profile, tips, tipsHidden };
+    const query = request.query as Record<string, unknown>;
+    const path = helpers.profile(profile.username);
+    const data = { title: profile.username, profile, tipsHidden, things: [], tips: [] };
     let page: number;
+    let tipsPage: number;
     try {
-      page = pageNumber((request.query as Record<string, unknown>).page);
+      page = pageNumber(query.page);
+      tipsPage = pageNumber(query.tips_page);
     } catch (err) {
       if (!(err instanceof BadPageError)) throw err;
-      return ctx.page(request, reply, './profile', { ...data, things: [], error: err.message }, 400);
+      return ctx.page(request, reply, './profile', { ...data, error: err.message }, 400);
     }
-    const things = await findUserThings(s, profile.username, viewer, page);
-    const pager = pagerOf(helpers.profile(profile.username), {}, page, things.total);
-    return ctx.page(request, reply, './profile', { ...data, things: things.things, pager });
+    const [things, tips, tipsTotal] = await Promise.all([
+      findUserThings(s, profile.username, viewer, page),
+      listUserTips(s, profile.username, viewer, { count: LIST_PAGE_SIZE, page: tipsPage }),
+      countUserTips(s, profile.username, viewer),
+    ]);
+    const keep = (n: number) => (n > 1 ? String(n) : undefined);
+    const pager = pagerOf(path, { tips_page: keep(tipsPage) }, page, things.total);
+    const tipsPager = pagerOf(path, { page: keep(page) }, tipsPage, tipsTotal, {
+      param: 'tips_page',
+      noun: ['tip', 'tips'],
+    });
+    return ctx.page(request, reply, './profile', { ...data, things: things.things, pager, tips, tipsPager });
   });
 
   async function renderThing(
