@@ -45,7 +45,9 @@ describe.each(ENGINES)('finding things on the website on %s', (engine) => {
     it('every page has a labelled search box (GET /search, field q) and links to /explore', async () => {
       for (const path of ['/', '/login', '/explore', '/no/such/page']) {
         const res = await visitor().get(path);
-        expect(res.body).toContain('<form class="site-search" method="get" action="/search" role="search">');
+        expect(res.body).toContain(
+          '<form class="site-search" method="get" action="/search" role="search" aria-label="Search the site">',
+        );
         expect(res.body).toContain('<label class="visually-hidden" for="site-q">Search things</label>');
         expect(res.body).toContain('id="site-q" name="q"');
         expect(res.body).toContain('<a href="/explore">Explore</a>');
@@ -264,6 +266,9 @@ describe.each(ENGINES)('finding things on the website on %s', (engine) => {
         expect(html(await visitor().get(`/tag/${bad}`), 404)).toContain('There is no such tag.');
       expect(html(await visitor().get('/tag/%01'), 400)).toContain('control character');
       expect(html(await visitor().get(`/tag/${uniqueName('none')}`))).toContain('No things here yet.');
+      const hostile = html(await visitor().get(`/tag/${encodeURIComponent('<i>"x')}`));
+      expect(hostile).not.toContain('<i>"x');
+      expect(hostile).toContain('Tagged “&lt;i&gt;&quot;x”');
     });
   });
 
