@@ -7,6 +7,7 @@ import {
   findThingByUrlKey,
   findThingsByIds,
   insertThing,
+  listPopularTags as listPopularTagRows,
   listThingsByOwner,
   softDeleteThing,
   updateThing as updateThingRow,
@@ -191,4 +192,27 @@ export async function listUserThings(
 /** `GET /user/things`: the caller's things, hidden ones included. */
 export async function listOwnThings(s: Services, principal: Principal, page: PageRequest): Promise<ThingRecord[]> {
   return listThingsByOwner(s.database.db, principal.userId, { ...page, includeHidden: true });
+}
+
+/** Tags listed by listPopularTags, per database, while fresh (see there). */
+const popularTagsKept = new WeakMap<object, { at: number; limit: number; tags: { tag: string; things: number }[] }>();
+/** How long a popular-tags list is kept, seconds, and from how many tagged things (the sum of its counts) on. */
+const POPULAR_TAGS_KEEP_SECONDS = 300;
+const POPULAR_TAGS_KEEP_FROM = 10_000;
+
+/**
+ * The most used tags (lower-cased) of things shown to everyone (neither hidden nor deleted), with
+ * their thing counts, most first; at most `limit`. On a large site — the tags listed carry
+ * POPULAR_TAGS_KEEP_FROM things or more — the list is kept up to POPULAR_TAGS_KEEP_SECONDS per
+ * process (its counts may then be that old; counting takes a scan of every tag).
+ */
+export async function listPopularTags(s: Services, limit: number): Promise<{ tag: string; things: number }[]> {
+  const now = s.clock.now();
+  const kept = popularTagsKept.get(s.database);
+  if (kept && kept.limit === limit && now >= kept.at && now - kept.at < POPULAR_TAGS_KEEP_SECONDS) return kept.tags;
+  const tags = await listPopularTagRows(s.database, limit);
+  if (tags.reduce((sum, t) => sum + t.things, 0) >= POPULAR_TAGS_KEEP_FROM)
+    popularTagsKept.set(s.database, { at: now, limit, tags });
+  else popularTagsKept.delete(s.database);
+  return tags;
 }

@@ -4,7 +4,14 @@
  */
 import { inTransaction, type Executor } from '../db/transaction.ts';
 import { findThingById, findThingByUrlKey } from '../db/repositories/things.ts';
-import { countTipOnThing, insertTipOnce, listTipsByTipper, listTipsOnThing } from '../db/repositories/tips.ts';
+import {
+  countTipOnThing,
+  countTipsByTipper,
+  insertTipOnce,
+  listRecentPublicTips,
+  listTipsByTipper,
+  listTipsOnThing,
+} from '../db/repositories/tips.ts';
 import { insertActivity } from '../db/repositories/activities.ts';
 import { findMeans, findUserById, findUserByUsername, fixPeriodBudget } from '../db/repositories/users.ts';
 import {
@@ -220,6 +227,13 @@ export async function listUserTips(
   return listTipsByTipper(s.database.db, user.id, viewer?.userId, page);
 }
 
+/** How many tips `listUserTips` lists to `viewer` over all pages (0 when the user hides them from `viewer`). @throws NotFoundError */
+export async function countUserTips(s: Services, username: string, viewer: Principal | undefined): Promise<number> {
+  const user = await getUser(s, username);
+  if (user.hideTips && viewer?.userId !== user.id) return 0;
+  return countTipsByTipper(s.database.db, user.id, viewer?.userId);
+}
+
 /** `GET /user/tips`: the caller's own tips (even if they hide them), less tips on others' hidden things. */
 export async function listOwnTips(s: Services, principal: Principal, page: PageRequest): Promise<TipRecord[]> {
   return listTipsByTipper(s.database.db, principal.userId, principal.userId, page);
@@ -256,4 +270,13 @@ export async function listThingTipsThisPeriod(
 ): Promise<TipRecord[]> {
   const thing = await getThing(s, thingId);
   return listTipsOnThing(s.database.db, thing.id, viewer?.userId, page, { period: periodOf(s.clock.now()) });
+}
+
+/**
+ * The newest public tips on the site, newest first, at most `count`: tips of users who do not hide
+ * their tips (DECISIONS.md "Things": hidden things are left out for everyone here, owners included),
+ * on things that are not deleted.
+ */
+export async function listRecentTips(s: Services, count: number): Promise<TipRecord[]> {
+  return listRecentPublicTips(s.database.db, count);
 }

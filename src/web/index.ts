@@ -40,6 +40,7 @@ import { embedRoutes } from './routes/embed.ts';
 import { fundsRoutes } from './routes/funds.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { isMachineAutoSubmit, submitRoutes } from './routes/submit.ts';
+import { exploreRoutes } from './routes/explore.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -93,6 +94,7 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * GET/POST /funds (src/web/routes/funds.ts).
  * GET /subscriptions · POST /thing/:id/subscribe|pause|resume|unsubscribe (src/web/routes/subscriptions.ts).
  * GET /submit/auto · POST /submit/auto/tip (src/web/routes/submit.ts).
+ * GET /search · GET /explore · GET /category/:id · GET /tag/:tag (src/web/routes/explore.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -180,6 +182,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   fundsRoutes(app, ctx);
   subscriptionRoutes(app, ctx);
   submitRoutes(app, ctx);
+  exploreRoutes(app, ctx);
 }
 
 /**

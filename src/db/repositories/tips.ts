@@ -174,6 +174,19 @@ export async function listTipsByTipper(
   return rows.map(toTipRecord);
 }
 
+/** How many tips listTipsByTipper lists over all its pages for `viewerId` (same filters). */
+export async function countTipsByTipper(ex: Executor, tipperId: number, viewerId: number | undefined): Promise<number> {
+  const r = await ex
+    .selectFrom('tips')
+    .innerJoin('things', 'things.id', 'tips.thing_id')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('tips.tipper_id', '=', tipperId)
+    .where('things.deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('things.hidden', '=', 0), eb('things.owner_user_id', '=', viewerId ?? -1)]))
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
+}
+
 /**
  * Tips a thing received, newest first. Tips of users who hide their tips are left out, except the
  * viewer's own; none at all when the thing is hidden and `viewerId` (undefined: anonymous) does
@@ -194,6 +207,21 @@ export async function listTipsOnThing(
     .orderBy('tips.id', 'desc')
     .limit(page.count)
     .offset((page.page - 1) * page.count)
+    .execute();
+  return rows.map(toTipRecord);
+}
+
+/**
+ * The newest public tips over all things, newest first: tips of live users who do not hide their
+ * tips, on things that are neither hidden nor deleted (for anyone, their owner included).
+ */
+export async function listRecentPublicTips(ex: Executor, count: number): Promise<TipRecord[]> {
+  const rows = await selectTips(ex, undefined)
+    .where('tipper.hide_tips', '=', 0)
+    .where('tipper.deleted_at', 'is', null)
+    .orderBy('tips.created_at', 'desc')
+    .orderBy('tips.id', 'desc')
+    .limit(count)
     .execute();
   return rows.map(toTipRecord);
 }

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError, NotFoundError } from '../../domain/errors.ts';
 import { getThing, listUserThings, viewerState } from '../../domain/things.ts';
-import { listThingTipsThisPeriod, listUserTips, tipThing } from '../../domain/tips.ts';
+import { countUserTips, listThingTipsThisPeriod, listUserTips, tipThing } from '../../domain/tips.ts';
 import { getSubscription } from '../../domain/subscriptions.ts';
 import { getUser } from '../../domain/users.ts';
 import type { ThingRecord } from '../../domain/records.ts';
@@ -15,9 +15,12 @@ import { sessionPrincipal } from '../sessions.ts';
 import { noticeOf, toLogin } from './form.ts';
 import { redirectWithFlash } from '../flash.ts';
 import { embedSnippets } from './embed.ts';
+import { BadPageError, LIST_PAGE_SIZE, pageNumber, pagerOf } from '../paging.ts';
+import { helpers } from '../render.ts';
+import { findUserThings } from './explore.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** How many things and tips a page lists (the newest). */
+/** How many tips the thing page lists (the newest). */
 export const PAGE_LIST_SIZE = 50;
 
 /** The tip errors in words, for the thing page (api-v2.md "Tips": tip_once, tip_owner, no_means). */
@@ -101,19 +104,40 @@ export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
   );
 
   /**
-   * GET /profile/:username — a user's public profile: profile fields, things (hidden ones only for
-   * their owner) and tips (unless the user hides them), newest first. Unknown user → 404 page.
+   * GET /profile/:username — a user's public profile: profile fields; their things (hidden ones
+   * only for their owner), newest first, 20 a page (`?page=`, 1-based) with "N things" and
+   * "page N of M"; their tips (unless the user hides them; tips on hidden things only for the
+   * things' owners), newest first, 20 a page (`?tips_page=`) with "N tips". Unknown user → 404
+   * page; a bad page number → the profile with the reason, 400.
    */
   app.get<{ Params: { username: string } }>('/profile/:username', async (request, reply) => {
     const profile = await getUser(s, request.params.username);
     const viewer = request.webSession && sessionPrincipal(request.webSession);
-    const page = { count: PAGE_LIST_SIZE, page: 1 };
-    const [things, tips] = await Promise.all([
-      listUserThings(s, profile.username, viewer, page),
-      listUserTips(s, profile.username, viewer, page),
-    ]);
     const tipsHidden = profile.hideTips && viewer?.userId !== profile.id;
-    return ctx.page(request, reply, './profile', { title: profile.username, profile, things, tips, tipsHidden });
+    const query = request.query as Record<string, unknown>;
+    const path = helpers.profile(profile.username);
+    const data = { title: profile.username, profile, tipsHidden, things: [], tips: [] };
+    let page: number;
+    let tipsPage: number;
+    try {
+      page = pageNumber(query.page);
+      tipsPage = pageNumber(query.tips_page);
+    } catch (err) {
+      if (!(err instanceof BadPageError)) throw err;
+      return ctx.page(request, reply, './profile', { ...data, error: err.message }, 400);
+    }
+    const [things, tips, tipsTotal] = await Promise.all([
+      findUserThings(s, profile.username, viewer, page),
+      listUserTips(s, profile.username, viewer, { count: LIST_PAGE_SIZE, page: tipsPage }),
+      countUserTips(s, profile.username, viewer),
+    ]);
+    const keep = (n: number) => (n > 1 ? String(n) : undefined);
+    const pager = pagerOf(path, { tips_page: keep(tipsPage) }, page, things.total);
+    const tipsPager = pagerOf(path, { page: keep(page) }, tipsPage, tipsTotal, {
+      param: 'tips_page',
+      noun: ['tip', 'tips'],
+    });
+    return ctx.page(request, reply, './profile', { ...data, things: things.things, pager, tips, tipsPager });
   });
 
   /**
