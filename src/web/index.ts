@@ -41,6 +41,7 @@ import { fundsRoutes } from './routes/funds.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { isMachineAutoSubmit, submitRoutes } from './routes/submit.ts';
 import { exploreRoutes } from './routes/explore.ts';
+import { creatorRoutes } from './routes/creators.ts';
 import { sourceFile } from '../paths.ts';
 
 export interface WebOptions {
@@ -95,6 +96,7 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * GET /subscriptions · POST /thing/:id/subscribe|pause|resume|unsubscribe (src/web/routes/subscriptions.ts).
  * GET /submit/auto · POST /submit/auto/tip (src/web/routes/submit.ts).
  * GET /search · GET /explore · GET /category/:id · GET /tag/:tag (src/web/routes/explore.ts).
+ * GET/POST /things/new · GET/POST /thing/:id/edit (src/web/routes/creators.ts).
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -183,6 +185,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   subscriptionRoutes(app, ctx);
   submitRoutes(app, ctx);
   exploreRoutes(app, ctx);
+  creatorRoutes(app, ctx);
 }
 
 /**

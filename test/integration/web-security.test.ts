@@ -150,6 +150,13 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         { name: 'hide thing', page: `/thing/${own}`, action: `/thing/${own}/hide`, fields: { hidden: '1' } },
         { name: 'delete thing', page: `/thing/${own}`, action: `/thing/${own}/delete`, fields: { confirm: 'yes' } },
         {
+          name: 'add thing',
+          page: '/things/new',
+          action: '/things/new',
+          fields: { url: `https://example.com/${uniqueName('csrf')}`, title: 'New' },
+        },
+        { name: 'edit thing', page: `/thing/${own}/edit`, action: `/thing/${own}/edit`, fields: { title: 'Changed' } },
+        {
           name: 'delete account',
           page: '/settings/delete',
           action: '/settings/delete',
@@ -257,9 +264,11 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           '/thing/:id/hide',
           '/thing/:id/delete',
           '/funds',
+          '/things/new',
+          '/thing/:id/edit',
         ].sort(),
       );
-      expect(forms).toHaveLength(29);
+      expect(forms).toHaveLength(31);
     });
 
     it.each([
@@ -290,6 +299,8 @@ describe.each(ENGINES)('website security on %s', (engine) => {
       'notices',
       'hide thing',
       'delete thing',
+      'add thing',
+      'edit thing',
     ])(
       "%s: without a token, with a wrong one, with another visitor's, and with one in the query string only",
       async (name) => {

@@ -35,6 +35,8 @@ const NOTICES: Record<string, string> = {
   'verify-none': 'Your account has no e-mail address to verify.',
   notices: 'Your e-mail notices were saved.',
   'thing-deleted': 'The thing was deleted.',
+  'thing-created': 'Your thing was added. People can tip it now.',
+  'thing-saved': 'Your changes were saved.',
   'thing-hidden': 'The thing is hidden: only you see it in lists, search and feeds.',
   'thing-shown': 'The thing is shown again.',
   subscribed:
