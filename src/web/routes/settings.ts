@@ -16,6 +16,9 @@ import { renewalsSkippedForMeans } from '../../domain/subscriptions.ts';
 import { noticeSettings } from './notices.ts';
 import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
+import { estimatePeriodEarnings, getSupporters } from '../../domain/money/earnings.ts';
+import { CHART_PERIODS, earningsChartSvg } from '../earnings-chart.ts';
+import { makeHelpers } from '../render.ts';
 
 const PROFILE_FIELDS = ['firstname', 'lastname', 'about', 'city', 'country', 'url', 'avatar'] as const;
 
@@ -71,6 +74,7 @@ export function fundingState(ctx: WebContext): { enabled: boolean; simulated: bo
 /** Registers GET/POST /settings, POST /settings/budget and GET /earnings on the website plugin. */
 export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
+  const h = makeHelpers(ctx.config.currency);
   const render = (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -116,15 +120,36 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
   });
 
   /**
-   * GET /earnings — what the user earned as an owner, per settled period: the
-   * cents credited to their earnings account and the number of tips they pay for, oldest first;
-   * credits without a period (held shares moved when an identity was verified) last. Log-in required.
+   * GET /earnings — what the user earned as an owner: this period's estimate (cents, tips, tippers:
+   * src/domain/money/earnings.ts estimatePeriodEarnings); per settled period the cents credited to
+   * their earnings account and the number of tips they pay for, oldest first, credits without a
+   * period (held shares moved when an identity was verified) last, and an inline SVG chart of the
+   * latest CHART_PERIODS settled periods (src/web/earnings-chart.ts); the supporters this period and
+   * all time (tippers who hide their tips left out). Log-in required.
    */
   app.get('/earnings', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply);
-    const money = await getMoneySummary(s, request.webSession.userId);
+    const userId = request.webSession.userId;
+    const [money, estimate, supporters] = await Promise.all([
+      getMoneySummary(s, userId),
+      estimatePeriodEarnings(s, userId),
+      getSupporters(s, userId),
+    ]);
     const totalCents = money.earningsByPeriod.reduce((sum, e) => sum + e.cents, 0);
-    return ctx.page(request, reply, './earnings', { title: 'Earnings', money, totalCents, funding: fundingState(ctx) });
+    const bars = money.earningsByPeriod.flatMap((e) =>
+      e.period === null ? [] : [{ period: e.period, cents: e.cents }],
+    );
+    const chart = earningsChartSvg(bars, h.money, h.currency);
+    return ctx.page(request, reply, './earnings', {
+      title: 'Earnings',
+      money,
+      totalCents,
+      estimate,
+      supporters,
+      chart,
+      chartPeriods: CHART_PERIODS,
+      funding: fundingState(ctx),
+    });
   });
 
   /**
