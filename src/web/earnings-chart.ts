@@ -14,9 +14,9 @@ export interface ChartBar {
 /** How many periods the chart shows at most (the latest ones). */
 export const CHART_PERIODS = 12;
 
-const WIDTH = 640;
+const WIDTH = 480;
 const HEIGHT = 260;
-const LEFT = 72;
+const LEFT = 80;
 const RIGHT = 12;
 const TOP = 16;
 const BOTTOM = 56;
@@ -72,8 +72,13 @@ export function earningsChartSvg(bars: ChartBar[], money: (cents: number) => str
     const h = TOP + plotH - y(b.cents);
     out.push(
       `<rect class="bar" x="${f(x)}" y="${f(y(b.cents))}" width="${f(barW)}" height="${f(h)}"><title>${xml(`${b.period}: ${money(b.cents)}`)}</title></rect>`,
-      `<text class="tick" x="${f(LEFT + slot * i + slot / 2)}" y="${TOP + plotH + 16}" text-anchor="middle">${xml(shown.length > 6 ? b.period.slice(2) : b.period)}</text>`,
     );
+    // With many bars every other month is labelled (each bar keeps its own title), so labels never overlap.
+    const labelled = shown.length <= 6 || (shown.length - 1 - i) % 2 === 0;
+    if (labelled)
+      out.push(
+        `<text class="tick" x="${f(LEFT + slot * i + slot / 2)}" y="${TOP + plotH + 18}" text-anchor="middle">${xml(b.period)}</text>`,
+      );
   });
   out.push(
     `<line class="axis" x1="${LEFT}" y1="${TOP}" x2="${LEFT}" y2="${TOP + plotH}"/>`,

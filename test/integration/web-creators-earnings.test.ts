@@ -153,6 +153,9 @@ describe('the earnings chart', () => {
     const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@' }).parse(svg);
     expect(doc.svg.rect).toHaveLength(12);
     expect(svg).toContain('&#60;130&#38;&#62;');
+    // the latest month is labelled, then every other one
+    expect(svg).toContain('>2025-02</text>');
+    expect(svg).not.toContain('>2025-03</text>');
     expect(svg).toContain('Earned (E&#34;R)');
   });
 });
