@@ -114,7 +114,7 @@ describe.each(ENGINES)('creators: add and edit things on %s', (engine) => {
     const url = newUrl();
     const shown = await buildThing(t.services, owner, { url, title: 'Registered' });
     const hiddenUrl = newUrl();
-    await buildThing(t.services, owner, { url: hiddenUrl, title: 'Secret', hidden: true });
+    const secret = await buildThing(t.services, owner, { url: hiddenUrl, title: 'Secret', hidden: true });
     const user = await buildWebUser(t.services);
     const c = new WebClient(t.app);
     await c.login(user.username);
@@ -125,6 +125,20 @@ describe.each(ENGINES)('creators: add and edit things on %s', (engine) => {
     expect(hidden).toContain('Invalid url: already registered');
     expect(hidden).not.toContain('Secret');
     expect(hidden).not.toContain('See the existing thing');
+    expect(hidden).not.toContain(`thing ${secret}`);
+    expect(hidden).not.toContain(`/thing/${secret}`);
+    // the owner is shown their own hidden thing
+    const mine = new WebClient(t.app);
+    const ownerWeb = await buildWebUser(t.services);
+    const ownUrl = newUrl();
+    const own = await buildThing(
+      t.services,
+      { user: ownerWeb, token: await tokenWith(t.services, ownerWeb.username, 'thing') },
+      { url: ownUrl, title: 'Mine', hidden: true },
+    );
+    await mine.login(ownerWeb.username);
+    const again = html(await mine.submit('/things/new', '/things/new', { url: ownUrl }), 400);
+    expect(again).toContain(`<a href="/thing/${own}">See the existing thing: Mine</a>`);
   });
 
   it('the owner edits every field but the url; emptied fields are cleared; the box unticked shows it again', async () => {

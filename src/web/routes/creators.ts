@@ -124,8 +124,8 @@ export function creatorRoutes(app: FastifyInstance, ctx: WebContext): void {
    * (checkbox), _csrf; validated as `POST /things` (parseNewThing) and registered by createThing.
    * Success: 303 to `/thing/:id` with the one-time notice `thing-created`. Invalid input: 400, the
    * form as sent with the API's message, nothing written; a URL already registered: 400 with a
-   * link to that thing when the visitor may see it (not hidden, or their own). Not logged in: to
-   * the log-in page, then back to the form.
+   * link to that thing when the visitor may see it (not hidden, or their own), else the message
+   * without the thing's id. Not logged in: to the log-in page, then back to the form.
    */
   app.post('/things/new', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply, '/things/new');
@@ -138,12 +138,15 @@ export function creatorRoutes(app: FastifyInstance, ctx: WebContext): void {
     } catch (err) {
       if (!(err instanceof DomainError) || err.code !== 'validation') throw err;
       let existing: ThingRecord | undefined;
-      if (err.message.startsWith('Invalid url: already registered')) {
+      let error = err.message;
+      if (error.startsWith('Invalid url: already registered')) {
         const found = await lookupThing(s, form.url).catch(() => undefined);
         const own = found?.owner.kind === 'user' && found.owner.userId === principal.userId;
         if (found && (!found.hidden || own)) existing = found;
+        // Someone else's hidden thing is not shown, not even by its id.
+        else error = 'Invalid url: already registered';
       }
-      return render(request, reply, form, { error: err.message, existing }, 400);
+      return render(request, reply, form, { error, existing }, 400);
     }
     return redirectWithFlash(reply, `/thing/${id}`, 'thing-created', ctx.secure);
   });
