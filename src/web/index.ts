@@ -42,6 +42,7 @@ import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { isMachineAutoSubmit, submitRoutes } from './routes/submit.ts';
 import { exploreRoutes } from './routes/explore.ts';
 import { sourceFile } from '../paths.ts';
+import { FAVICON_PATHS, siteAssetRoutes } from './routes/site-assets.ts';
 
 export interface WebOptions {
   services: Services;
@@ -95,6 +96,8 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * GET /subscriptions · POST /thing/:id/subscribe|pause|resume|unsubscribe (src/web/routes/subscriptions.ts).
  * GET /submit/auto · POST /submit/auto/tip (src/web/routes/submit.ts).
  * GET /search · GET /explore · GET /category/:id · GET /tag/:tag (src/web/routes/explore.ts).
+ * GET /favicon.svg · GET /favicon.ico (src/web/routes/site-assets.ts).
+ * GET /apps/:clientId/secret · GET /apps/:clientId/delete · GET /authorized/:clientId/revoke: confirmation pages.
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -102,7 +105,8 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
 
   // Page views per client IP, before cookies, sessions or bodies cost anything.
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.url === STYLESHEET || isMachineAutoSubmit(request)) return;
+    if (request.routeOptions.url === STYLESHEET || FAVICON_PATHS.has(request.routeOptions.url ?? '')) return;
+    if (isMachineAutoSubmit(request)) return;
     const status = await limits.pages.hit(clientNetwork(request.ip));
     if (!status.exceeded) return;
     reply.header('retry-after', String(status.retryAfter));
@@ -183,6 +187,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   subscriptionRoutes(app, ctx);
   submitRoutes(app, ctx);
   exploreRoutes(app, ctx);
+  siteAssetRoutes(app);
 }
 
 /**
