@@ -120,7 +120,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   await app.register(cookie);
   app.decorateRequest('webSession', undefined);
 
-  const h = makeHelpers(config.currency);
+  const h = makeHelpers(config.currency, { funding: config.paymentProvider !== 'none' });
   const ctx: WebContext = {
     services,
     config,
