@@ -43,6 +43,7 @@ import { isMachineAutoSubmit, submitRoutes } from './routes/submit.ts';
 import { exploreRoutes } from './routes/explore.ts';
 import { creatorRoutes } from './routes/creators.ts';
 import { sourceFile } from '../paths.ts';
+import { FAVICON_PATHS, siteAssetRoutes } from './routes/site-assets.ts';
 
 export interface WebOptions {
   services: Services;
@@ -97,6 +98,8 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * GET /submit/auto · POST /submit/auto/tip (src/web/routes/submit.ts).
  * GET /search · GET /explore · GET /category/:id · GET /tag/:tag (src/web/routes/explore.ts).
  * GET/POST /things/new · GET/POST /thing/:id/edit (src/web/routes/creators.ts).
+ * GET /favicon.svg · GET /favicon.ico (src/web/routes/site-assets.ts).
+ * GET /apps/:clientId/secret · GET /apps/:clientId/delete · GET /authorized/:clientId/revoke: confirmation pages.
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
   const { services, config, limits } = opts;
@@ -104,7 +107,8 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
 
   // Page views per client IP, before cookies, sessions or bodies cost anything.
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.url === STYLESHEET || isMachineAutoSubmit(request)) return;
+    if (request.routeOptions.url === STYLESHEET || FAVICON_PATHS.has(request.routeOptions.url ?? '')) return;
+    if (isMachineAutoSubmit(request)) return;
     const status = await limits.pages.hit(clientNetwork(request.ip));
     if (!status.exceeded) return;
     reply.header('retry-after', String(status.retryAfter));
@@ -118,7 +122,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   await app.register(cookie);
   app.decorateRequest('webSession', undefined);
 
-  const h = makeHelpers(config.currency);
+  const h = makeHelpers(config.currency, { funding: config.paymentProvider !== 'none' });
   const ctx: WebContext = {
     services,
     config,
@@ -186,6 +190,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   submitRoutes(app, ctx);
   exploreRoutes(app, ctx);
   creatorRoutes(app, ctx);
+  siteAssetRoutes(app);
 }
 
 /**

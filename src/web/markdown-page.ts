@@ -61,6 +61,7 @@ export function renderDocsPage(markdown: string): RenderedDocs {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)} · Tipjar</title>
 <link rel="stylesheet" href="/static/site.css">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <header class="top doc"><nav aria-label="Site">

@@ -29,8 +29,10 @@ export const PAGE_HEADERS: Record<string, string> = {
  * Formatting helpers available to templates as `it.h`, for amounts in `currency` (ISO 4217,
  * CURRENCY): `money(cents)` → e.g. `€12.34` (English formatting, always two decimals: Tipjar
  * keeps hundredths of the unit) and `units(cents)` → `12.34`, the value of an amount input.
+ * `funding` (default true): whether the site takes money in (PAYMENT_PROVIDER is not `none`), so
+ * the header links to `/funds`.
  */
-export function makeHelpers(currency: string) {
+export function makeHelpers(currency: string, opts: { funding?: boolean } = {}) {
   const format = new Intl.NumberFormat('en', {
     style: 'currency',
     currency,
@@ -51,6 +53,8 @@ export function makeHelpers(currency: string) {
     safeUrl: (url: string) => (/^https?:\/\//i.test(url) ? url : ''),
     /** The website path of a user's profile. */
     profile: (username: string) => `/profile/${encodeURIComponent(username)}`,
+    /** whether the site takes money in: the header links to `/funds` only then */
+    funding: opts.funding ?? true,
   };
 }
 

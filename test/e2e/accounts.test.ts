@@ -110,6 +110,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, 
       expect(await page.textContent('main')).toContain(`${address} — verified`);
 
       // log out, forget the password, reset it from the link
+      await page.click('header details.menu summary');
       await Promise.all([page.waitForURL(/\/login\?done=loggedout$/), page.click('header button:has-text("Log out")')]);
       await Promise.all([page.waitForURL(`${site}/password/forgot`), page.click('text=Forgot your password?')]);
       await page.fill('#email', address.toUpperCase());

@@ -164,7 +164,8 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)(
         ]);
         expect(await page.textContent('main')).toContain(`You are logged in as ${username}`);
 
-        // log out, log in
+        // log out (in the account menu), log in
+        await page.click('header details.menu summary');
         await Promise.all([
           page.waitForURL(/\/login\?done=loggedout$/),
           page.click('header button:has-text("Log out")'),
@@ -224,8 +225,13 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)(
         await page.goto(`${site}/authorized`);
         expect(await page.textContent('.app-name')).toBe('E2E Reader');
         await Promise.all([
+          page.waitForURL(new RegExp(`^${site}/authorized/[0-9a-f]+/revoke$`)),
+          page.click('main a:has-text("Revoke access")'),
+        ]);
+        expect(await page.textContent('h1')).toBe('Revoke the access of “E2E Reader”?');
+        await Promise.all([
           page.waitForURL(`${site}/authorized?done=revoked`),
-          page.click('button:has-text("Revoke access")'),
+          page.click('main button:has-text("Revoke access")'),
         ]);
         expect(await page.textContent('main')).toContain('You have not allowed any application to act for you.');
         const after = await fetch(`${site}/rest/v2/user`, {

@@ -179,7 +179,19 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
     const first = shownSecret(
       html(await c.submit('/apps', '/apps', { name: 'Rotator', callback_domain: 'rot.example' }), 201),
     );
-    const res = await c.submit('/apps', `/apps/${first.clientId}/secret`);
+    const apps = html(await c.get('/apps'));
+    expect(apps).toContain(`href="/apps/${first.clientId}/secret"`);
+    expect(apps).not.toContain(`action="/apps/${first.clientId}/secret"`);
+    const confirmPage = html(await c.get(`/apps/${first.clientId}/secret`));
+    expect(confirmPage).toContain('Rotate the secret of “Rotator”?');
+    expect(confirmPage).toContain(`<form method="post" action="/apps/${first.clientId}/secret">`);
+    expect(confirmPage).toContain('<input type="hidden" name="confirm" value="1">');
+    // without the confirmation: 400 with the confirmation page, the secret unchanged
+    const refused = html(await c.submit(`/apps/${first.clientId}/secret`, `/apps/${first.clientId}/secret`), 400);
+    expect(refused).toContain('Nothing was changed');
+    expect(await authenticateClient(t.services, first.clientId, first.clientSecret)).toBeDefined();
+
+    const res = await c.submit(`/apps/${first.clientId}/secret`, `/apps/${first.clientId}/secret`, { confirm: '1' });
     const second = shownSecret(html(res));
     expect(second.clientId).toBe(first.clientId);
     expect(second.clientSecret).not.toBe(first.clientSecret);
@@ -198,7 +210,14 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
     const token = await issueToken(t.services, other.username, 'tip', row.id);
     expect((await t.app.inject({ url: `${API}/user`, headers: bearer(token) })).statusCode).toBe(200);
 
-    const res = await c.submit('/apps', `/apps/${clientId}/delete`);
+    const confirmPage = html(await c.get(`/apps/${clientId}/delete`));
+    expect(confirmPage).toContain('Delete “Doomed”?');
+    expect(confirmPage).toContain('href="/apps">Cancel</a>');
+    html(await c.submit(`/apps/${clientId}/delete`, `/apps/${clientId}/delete`), 400);
+    expect((await clientsOf(user.id))[0]!.deleted_at).toBeNull();
+    expect((await t.app.inject({ url: `${API}/user`, headers: bearer(token) })).statusCode).toBe(200);
+
+    const res = await c.submit(`/apps/${clientId}/delete`, `/apps/${clientId}/delete`, { confirm: '1' });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/apps?done=deleted');
     const list = html(await c.get('/apps?done=deleted'));
@@ -218,12 +237,17 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
     const before = await clientsOf(owner.id);
     const { c } = await loggedIn();
     for (const action of ['secret', 'delete', 'redirect-uris']) {
-      const res = await c.submit(
-        '/apps',
-        `/apps/${clientId}/${action}`,
-        action === 'redirect-uris' ? { redirect_uris: 'https://mine.example/stolen' } : {},
-      );
-      expect(html(res, 404)).toContain('No such application');
+      for (const fields of (action === 'redirect-uris'
+        ? [{ redirect_uris: 'https://mine.example/stolen' }]
+        : [{}, { confirm: '1' }]) as Record<string, string>[]) {
+        const res = await c.submit('/apps', `/apps/${clientId}/${action}`, fields);
+        expect(html(res, 404)).toContain('No such application');
+      }
+      if (action !== 'redirect-uris') {
+        const page = html(await c.get(`/apps/${clientId}/${action}`), 404);
+        expect(page).toContain('No such application');
+        expect(page).not.toContain('Not yours');
+      }
     }
     expect(await clientsOf(owner.id)).toEqual(before);
   });
@@ -245,9 +269,15 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
     expect(body).toContain('<strong class="app-name">Tipping Bot</strong> <span class="muted">(bot.example)</span>');
     for (const scope of ['tip', 'thing', 'extendedread'] as const)
       expect(body).toContain(`<li>${SCOPE_DESCRIPTIONS[scope]}</li>`);
-    expect(body).toContain(`<form method="post" action="/authorized/${app1.clientId}/revoke">`);
+    expect(body).toContain(`href="/authorized/${app1.clientId}/revoke"`);
+    const revokePath = `/authorized/${app1.clientId}/revoke`;
+    const confirmPage = html(await c.get(revokePath));
+    expect(confirmPage).toContain('Revoke the access of “Tipping Bot”?');
+    expect(confirmPage).toContain(`<form method="post" action="${revokePath}">`);
+    html(await c.submit(revokePath, revokePath), 400);
+    expect((await t.app.inject({ url: `${API}/user`, headers: bearer(t1) })).statusCode).toBe(200);
 
-    const res = await c.submit('/authorized', `/authorized/${app1.clientId}/revoke`);
+    const res = await c.submit(revokePath, revokePath, { confirm: '1' });
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe('/authorized?done=revoked');
     for (const token of [t1, t2])
@@ -261,8 +291,19 @@ describe.each(ENGINES)('website applications pages on %s', (engine) => {
 
   it('revoking an unknown client is a 404 page', async () => {
     const { c } = await loggedIn();
-    expect(html(await c.submit('/authorized', '/authorized/no-such-client/revoke'), 404)).toContain(
-      'No such application',
-    );
+    for (const fields of [{}, { confirm: '1' }] as Record<string, string>[])
+      expect(html(await c.submit('/authorized', '/authorized/no-such-client/revoke', fields), 404)).toContain(
+        'No such application',
+      );
+    expect(html(await c.get('/authorized/no-such-client/revoke'), 404)).toContain('No such application');
+  });
+
+  it('the confirmation pages require log-in', async () => {
+    const c = new WebClient(t.app);
+    for (const path of ['/apps/x/secret', '/apps/x/delete', '/authorized/x/revoke']) {
+      const res = await c.get(path);
+      expect(res.statusCode).toBe(302);
+      expect(res.headers.location).toMatch(/^\/login/);
+    }
   });
 });

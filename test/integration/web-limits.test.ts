@@ -222,7 +222,7 @@ describe.each(ENGINES)('website limits on %s', (engine) => {
         await cleanUp();
       });
 
-      it('the 6th request of the hour is 429 with Retry-After and a small HTML page; the stylesheet, the API and other IPs are not affected', async () => {
+      it('the 6th request of the hour is 429 with Retry-After and a small HTML page; the stylesheet, the icon, the API and other IPs are not affected', async () => {
         const user = await buildWebUser(t.services);
         const c = new WebClient(t.app, freshIp());
         for (const page of ['/', '/login', '/signup', `/profile/${user.username}`]) html(await c.get(page));
@@ -241,6 +241,7 @@ describe.each(ENGINES)('website limits on %s', (engine) => {
           'Too many pages were requested',
         );
         expect((await c.get('/static/site.css')).statusCode).toBe(200);
+        for (const icon of ['/favicon.svg', '/favicon.ico']) expect((await c.get(icon)).statusCode).toBe(200);
         expect((await t.app.inject({ url: `${API}/categories`, remoteAddress: c.remoteAddress })).statusCode).toBe(200);
         html(await new WebClient(t.app, freshIp()).get('/'));
         clock.set(HOUR_START + 3600);

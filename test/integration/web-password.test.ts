@@ -212,7 +212,7 @@ describe.each(ENGINES)('password reset and credential changes on %s', (engine) =
       // the visitor is logged in, in a new session; every earlier session is gone
       expect(await sessionCount(user.id)).toBe(1);
       const settings = html(await visitor.get('/settings?done=password'));
-      expect(settings).toContain(`<a href="/profile/${user.username}">${user.username}</a>`);
+      expect(settings).toContain(`<span class="who">${user.username}</span>`);
       expect(settings).toContain('Your password was changed.');
       expect((await old.get('/settings')).statusCode).toBe(302);
       expect((await other.get('/settings')).headers.location).toBe('/login?return_to=%2Fsettings');

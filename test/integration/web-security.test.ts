@@ -131,15 +131,30 @@ describe.each(ENGINES)('website security on %s', (engine) => {
           action: '/apps',
           fields: { name: 'Sneaky', callback_domain: 'sneaky.example' },
         },
-        { name: 'rotate secret', page: '/apps', action: `/apps/${mine.clientId}/secret`, fields: {} },
+        {
+          name: 'rotate secret',
+          page: `/apps/${mine.clientId}/secret`,
+          action: `/apps/${mine.clientId}/secret`,
+          fields: { confirm: '1' },
+        },
         {
           name: 'redirect URIs',
           page: '/apps',
           action: `/apps/${mine.clientId}/redirect-uris`,
           fields: { redirect_uris: 'https://mine.example/sneaky' },
         },
-        { name: 'delete app', page: '/apps', action: `/apps/${mine.clientId}/delete`, fields: {} },
-        { name: 'revoke grant', page: '/authorized', action: `/authorized/${granted.clientId}/revoke`, fields: {} },
+        {
+          name: 'delete app',
+          page: `/apps/${mine.clientId}/delete`,
+          action: `/apps/${mine.clientId}/delete`,
+          fields: { confirm: '1' },
+        },
+        {
+          name: 'revoke grant',
+          page: `/authorized/${granted.clientId}/revoke`,
+          action: `/authorized/${granted.clientId}/revoke`,
+          fields: { confirm: '1' },
+        },
         {
           name: 'consent approve',
           page: '/authorized',

@@ -26,9 +26,78 @@ export function describeScope(scope: string): string {
   return isScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope;
 }
 
-/** Registers the applications pages: GET/POST /apps, POST /apps/:clientId/{redirect-uris,secret,delete}, GET /authorized, POST /authorized/:clientId/revoke. */
+/**
+ * Registers the applications pages: GET/POST /apps, POST /apps/:clientId/redirect-uris,
+ * GET/POST /apps/:clientId/{secret,delete}, GET /authorized, GET/POST /authorized/:clientId/revoke.
+ * Rotating a secret, deleting a client and revoking an authorization each go through a confirmation
+ * page (the GET); the POST acts only with the field `confirm` that page sends.
+ */
 export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
+
+  /** A confirmation page for a destructive action (view confirm.eta); `status` 200, or 400 when the confirmation was missing. */
+  function renderConfirm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: { title: string; explanation: string[]; action: string; button: string; cancel: string },
+    status = 200,
+  ) {
+    const error = status === 400 ? 'Nothing was changed: confirm with the button below.' : undefined;
+    return ctx.page(request, reply, './confirm', { ...page, heading: page.title, error }, status);
+  }
+
+  /** The user's own client `clientId`, or undefined (unknown, or someone else's). */
+  async function ownClient(userId: number, clientId: string) {
+    return (await listClientsOwnedBy(s, userId)).find((c) => c.clientId === clientId);
+  }
+
+  function rotatePage(client: { name: string; clientId: string }) {
+    const path = `/apps/${encodeURIComponent(client.clientId)}/secret`;
+    return {
+      title: `Rotate the secret of “${client.name}”?`,
+      explanation: [
+        'A new client secret is made and shown to you once. The current secret stops working at once: the application cannot get new tokens until it uses the new one.',
+      ],
+      action: path,
+      button: 'Rotate the secret',
+      cancel: '/apps',
+    };
+  }
+
+  function deletePage(client: { name: string; clientId: string }) {
+    const path = `/apps/${encodeURIComponent(client.clientId)}/delete`;
+    return {
+      title: `Delete “${client.name}”?`,
+      explanation: [
+        'The application is deleted and every access token issued to it is revoked: it stops working for everyone who uses it.',
+        'This cannot be undone.',
+      ],
+      action: path,
+      button: 'Delete the application',
+      cancel: '/apps',
+    };
+  }
+
+  function revokePage(client: { name: string; clientId: string }) {
+    const path = `/authorized/${encodeURIComponent(client.clientId)}/revoke`;
+    return {
+      title: `Revoke the access of “${client.name}”?`,
+      explanation: [
+        'The application can no longer act for you: every token you granted it stops working at once. You can allow it again later if it asks.',
+      ],
+      action: path,
+      button: 'Revoke access',
+      cancel: '/authorized',
+    };
+  }
+
+  /** True when the form carries the confirmation page's `confirm` field. */
+  function confirmed(request: FastifyRequest): boolean {
+    return field(formOf(request), 'confirm') !== '';
+  }
+
+  const notYours = (request: FastifyRequest, reply: FastifyReply) =>
+    ctx.errorPage(request, reply, 404, 'Page not found', 'No such application.');
 
   async function renderApps(
     request: FastifyRequest,
@@ -123,24 +192,60 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
   });
 
   /**
-   * POST /apps/:clientId/secret — field _csrf. Replaces the client's secret (the old one stops
-   * working) and shows the new one once. Not the user's client, or unknown → 404 page.
+   * GET /apps/:clientId/secret — the confirmation page for rotating the client's secret (a form
+   * posting `confirm` and `_csrf` to the same path). Not the user's client, or unknown → 404 page.
+   */
+  app.get<{ Params: { clientId: string } }>('/apps/:clientId/secret', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply);
+    const client = await ownClient(request.webSession.userId, request.params.clientId);
+    if (!client) return notYours(request, reply);
+    return renderConfirm(request, reply, rotatePage(client));
+  });
+
+  /**
+   * POST /apps/:clientId/secret — fields confirm (from the confirmation page), _csrf. Replaces the
+   * client's secret (the old one stops working) and shows the new one once. Without `confirm`: 400
+   * with the confirmation page, nothing changed. Not the user's client, or unknown → 404 page.
    */
   app.post<{ Params: { clientId: string } }>('/apps/:clientId/secret', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply, '/apps');
     const userId = request.webSession.userId;
+    if (!confirmed(request)) {
+      const client = await ownClient(userId, request.params.clientId);
+      if (!client) return notYours(request, reply);
+      return renderConfirm(request, reply, rotatePage(client), 400);
+    }
     const rotated = await rotateClientSecret(s, request.params.clientId, userId);
-    const client = (await listClientsOwnedBy(s, userId)).find((c) => c.clientId === rotated.clientId);
+    const client = await ownClient(userId, rotated.clientId);
     return renderApps(request, reply, userId, { secret: { name: client?.name ?? '', ...rotated } });
   });
 
   /**
-   * POST /apps/:clientId/delete — field _csrf. Deletes the client and revokes every token issued to
-   * it (one transaction); 303 to `/apps?done=deleted`. Not the user's client, or unknown → 404 page.
+   * GET /apps/:clientId/delete — the confirmation page for deleting the client (a form posting
+   * `confirm` and `_csrf` to the same path). Not the user's client, or unknown → 404 page.
+   */
+  app.get<{ Params: { clientId: string } }>('/apps/:clientId/delete', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply);
+    const client = await ownClient(request.webSession.userId, request.params.clientId);
+    if (!client) return notYours(request, reply);
+    return renderConfirm(request, reply, deletePage(client));
+  });
+
+  /**
+   * POST /apps/:clientId/delete — fields confirm (from the confirmation page), _csrf. Deletes the
+   * client and revokes every token issued to it (one transaction); 303 to `/apps?done=deleted`.
+   * Without `confirm`: 400 with the confirmation page, nothing changed. Not the user's client, or
+   * unknown → 404 page.
    */
   app.post<{ Params: { clientId: string } }>('/apps/:clientId/delete', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply, '/apps');
-    await deleteClient(s, request.params.clientId, request.webSession.userId);
+    const userId = request.webSession.userId;
+    if (!confirmed(request)) {
+      const client = await ownClient(userId, request.params.clientId);
+      if (!client) return notYours(request, reply);
+      return renderConfirm(request, reply, deletePage(client), 400);
+    }
+    await deleteClient(s, request.params.clientId, userId);
     return reply.code(303).redirect('/apps?done=deleted');
   });
 
@@ -157,12 +262,40 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
   });
 
   /**
-   * POST /authorized/:clientId/revoke — field _csrf. Revokes every token the user granted to the
-   * client: they answer 401 from then on. 303 to `/authorized?done=revoked`. Unknown client → 404 page.
+   * GET /authorized/:clientId/revoke — the confirmation page for revoking what the user granted the
+   * client (a form posting `confirm` and `_csrf` to the same path). A client the user has not
+   * authorized, or unknown → 404 page.
+   */
+  app.get<{ Params: { clientId: string } }>('/authorized/:clientId/revoke', async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply);
+    const granted = await authorizedClient(request.webSession.userId, request.params.clientId);
+    if (!granted) return notAuthorized(request, reply);
+    return renderConfirm(request, reply, revokePage(granted));
+  });
+
+  /**
+   * POST /authorized/:clientId/revoke — fields confirm (from the confirmation page), _csrf. Revokes
+   * every token the user granted to the client: they answer 401 from then on. 303 to
+   * `/authorized?done=revoked`. Without `confirm`: 400 with the confirmation page (404 page when
+   * the user has not authorized that client), nothing changed. Unknown client → 404 page.
    */
   app.post<{ Params: { clientId: string } }>('/authorized/:clientId/revoke', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply, '/authorized');
-    await revokeAuthorization(s, request.webSession.userId, request.params.clientId);
+    const userId = request.webSession.userId;
+    if (!confirmed(request)) {
+      const granted = await authorizedClient(userId, request.params.clientId);
+      if (!granted) return notAuthorized(request, reply);
+      return renderConfirm(request, reply, revokePage(granted), 400);
+    }
+    await revokeAuthorization(s, userId, request.params.clientId);
     return reply.code(303).redirect('/authorized?done=revoked');
   });
+
+  /** The client `clientId` among the applications the user authorized, or undefined. */
+  async function authorizedClient(userId: number, clientId: string) {
+    return (await listAuthorizedApps(s, userId)).find((a) => a.client.clientId === clientId)?.client;
+  }
+
+  const notAuthorized = (request: FastifyRequest, reply: FastifyReply) =>
+    ctx.errorPage(request, reply, 404, 'Page not found', 'No such application: you have not authorized it.');
 }
