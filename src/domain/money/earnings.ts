@@ -3,7 +3,7 @@
  * (src/domain/money/account.ts): this period's estimate and the supporters.
  */
 import { listPeriodTipsOfOwnersTippers, listSupporters } from '../../db/repositories/earnings.ts';
-import { findMeans } from '../../db/repositories/users.ts';
+import { findMeansOfUsers } from '../../db/repositories/users.ts';
 import { periodOf } from '../periods.ts';
 import type { Services } from '../services.ts';
 import { periodBudget } from './means.ts';
@@ -38,10 +38,11 @@ export async function estimatePeriodEarnings(s: Services, userId: number): Promi
     list.push({ ownerUserId: r.ownerUserId });
     byTipper.set(r.tipperId, list);
   }
+  const meansOf = await findMeansOfUsers(db, [...byTipper.keys()], period);
   let cents = 0;
   let tips = 0;
   for (const [tipperId, list] of byTipper) {
-    const means = await findMeans(db, tipperId, period);
+    const means = meansOf.get(tipperId);
     const amount = means ? settlementAmount({ balanceCents: means.balanceCents, budgetCents: periodBudget(means) }) : 0;
     const shares = splitEvenly(amount, list.length);
     list.forEach((t, i) => {
