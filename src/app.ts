@@ -22,7 +22,6 @@ import { serverOptions } from './http/server-options.ts';
 import { lazySerializerFactory } from './http/serializers.ts';
 import { rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendBareErrorPage, webPlugin } from './web/index.ts';
-import { registerApiDocs } from './web/api-docs.ts';
 import { registerApiPipeline } from './http/plugins/api-pipeline.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { CounterStore } from './ratelimit/store.ts';
@@ -188,9 +187,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return reply.code(503).send({ status: 'unavailable' });
     }
   });
-  // GET /docs/api — the wire-format document that every `error_uri` points into: HTML for
-  // browsers, markdown for `Accept: text/markdown` (src/web/api-docs.ts), rendered once, here.
-  registerApiDocs(app);
 
   // OpenAPI 3.1 at /openapi.json and Swagger UI at /docs, generated from the route schemas that
   // follow (registered before them: @fastify/swagger collects routes as they are added).

@@ -15,7 +15,7 @@ export function field(source: Record<string, unknown>, name: string): string {
   return typeof first === 'string' ? first : '';
 }
 
-/** Confirmation notices after a redirect (`?done=…`): fixed texts, never the visitor's input. */
+/** Confirmation notices after a redirect (src/web/flash.ts): fixed texts, never the visitor's input. */
 const NOTICES: Record<string, string> = {
   welcome: 'Welcome to Tipjar! Your account is ready.',
   profile: 'Your profile was saved.',

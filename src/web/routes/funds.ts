@@ -12,8 +12,9 @@ import { addFunds, MAX_FUNDING_CENTS, parseFundingAmount } from '../../domain/mo
 import { websiteProvider } from '../../domain/money/provider.ts';
 import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
+import { redirectWithFlash } from '../flash.ts';
 
-/** The page's own confirmation (`?done=funded`). */
+/** The page's own confirmation (the one-time notice `funded`). */
 const FUNDS_NOTICES: Record<string, string> = {
   funded: 'The money was added to your balance.',
 };
@@ -63,7 +64,7 @@ export function fundsRoutes(app: FastifyInstance, ctx: WebContext): void {
    * GET /funds — the balance, the monthly budget and the form that adds money (fields `amount` in
    * currency units, e.g. `10.00`; hidden `key`, a fresh idempotency key; `_csrf`). With
    * PAYMENT_PROVIDER=demo the page says the money is simulated; with `none` it has no form and
-   * says the operator adds funds. `?done=funded` shows the confirmation. Log-in required.
+   * says the operator adds funds. The one-time notice `funded` shows the confirmation. Log-in required.
    */
   app.get('/funds', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply);
@@ -74,7 +75,7 @@ export function fundsRoutes(app: FastifyInstance, ctx: WebContext): void {
    * POST /funds — fields `amount` (currency units: more than 0, at most 1000.00, at most two
    * decimals after a point), `key` (the form's idempotency key, 16–64 base64url characters), `_csrf`.
    * Credits the amount through the provider once per (user, key): a form sent again changes
-   * nothing more. Success: 303 to `/funds?done=funded`. A bad amount or key: 400, the form again
+   * nothing more. Success: 303 to `/funds` with the one-time notice `funded`. A bad amount or key: 400, the form again
    * with the reason, nothing credited. PAYMENT_PROVIDER=none: 403 page, nothing credited.
    * Not logged in: to the log-in page, then back to /funds.
    */
@@ -103,6 +104,6 @@ export function fundsRoutes(app: FastifyInstance, ctx: WebContext): void {
       }
       throw err;
     }
-    return reply.code(303).redirect('/funds?done=funded');
+    return redirectWithFlash(reply, '/funds', 'funded', ctx.secure);
   });
 }
