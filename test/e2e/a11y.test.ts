@@ -189,6 +189,12 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: accessibility of every p
       [`/thing/${othersThing}`, 200, 'out-thing'],
       ['/claim/email:0123456789abcdef0123456789abcdef', 200, 'out-claim'],
       ['/verify-email/not-a-real-link', 400, 'out-verify-email'],
+      ['/docs/api', 200, 'out-docs-api'],
+      [
+        `/submit/auto?url=${encodeURIComponent('https://example.com/not-yet')}&user_id=${username}`,
+        200,
+        'out-submit-auto',
+      ],
       ['/no/such/page', 404, 'out-404'],
     ];
     const problems: string[] = [];
@@ -226,6 +232,10 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: accessibility of every p
       [consentPath, 200, 'in-consent'],
       ['/claim/email:0123456789abcdef0123456789abcdef', 200, 'in-claim'],
       ['/verify-email/not-a-real-link', 400, 'in-verify-email'],
+      ['/docs/api', 200, 'in-docs-api'],
+      ['/things/new', 200, 'in-things-new'],
+      [`/thing/${ownThing}/edit`, 200, 'in-thing-edit'],
+      ['/settings/delete', 200, 'in-settings-delete'],
       ['/no/such/page', 404, 'in-404'],
     ];
     const problems: string[] = [];

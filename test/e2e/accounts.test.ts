@@ -93,10 +93,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, 
       await page.fill('#username', username);
       await page.fill('#email', address);
       await page.fill('#password', 'the first passphrase');
-      await Promise.all([
-        page.waitForURL(`${site}/`),
-        page.click('button[type=submit]:has-text("Create account")'),
-      ]);
+      await Promise.all([page.waitForURL(`${site}/`), page.click('button[type=submit]:has-text("Create account")')]);
       await page.goto(`${site}/settings`);
       expect(await page.textContent('main')).toContain(`${address} — not verified`);
       await shoot(page, 'settings-unverified');
@@ -122,10 +119,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, 
       await page.goto(linkIn(reset, `${site}/password/reset/`));
       await shoot(page, 'password-reset');
       await page.fill('#password', 'the second passphrase');
-      await Promise.all([
-        page.waitForURL(`${site}/settings`),
-        page.click('button:has-text("Set my password")'),
-      ]);
+      await Promise.all([page.waitForURL(`${site}/settings`), page.click('button:has-text("Set my password")')]);
       expect(await page.textContent('header')).toContain(username);
       // the link worked once
       await page.goto(linkIn(reset, `${site}/password/reset/`));
@@ -141,10 +135,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, 
       await shoot(page, 'delete-account');
       await page.fill('#password', 'the second passphrase');
       await page.check('input[name=confirm]');
-      await Promise.all([
-        page.waitForURL(`${site}/`),
-        page.click('button:has-text("Delete my account for good")'),
-      ]);
+      await Promise.all([page.waitForURL(`${site}/`), page.click('button:has-text("Delete my account for good")')]);
       await shoot(page, 'account-deleted');
       expect((await fetch(`${site}/rest/v2/users/${username}`)).status).toBe(404);
 

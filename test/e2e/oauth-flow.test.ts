@@ -158,18 +158,12 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)(
         await page.fill('#username', username);
         await page.fill('#email', `${username}@example.com`);
         await page.fill('#password', 'a long enough password');
-        await Promise.all([
-          page.waitForURL(`${site}/`),
-          page.click('button[type=submit]:has-text("Create account")'),
-        ]);
+        await Promise.all([page.waitForURL(`${site}/`), page.click('button[type=submit]:has-text("Create account")')]);
         expect(await page.textContent('main')).toContain(`You are logged in as ${username}`);
 
         // log out (in the account menu), log in
         await page.click('header details.menu summary');
-        await Promise.all([
-          page.waitForURL(`${site}/login`),
-          page.click('header button:has-text("Log out")'),
-        ]);
+        await Promise.all([page.waitForURL(`${site}/login`), page.click('header button:has-text("Log out")')]);
         await page.fill('#username', username);
         await page.fill('#password', 'a long enough password');
         await Promise.all([page.waitForURL(`${site}/`), page.click('main button[type=submit]')]);
@@ -225,10 +219,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)(
           page.click('main a:has-text("Revoke access")'),
         ]);
         expect(await page.textContent('h1')).toBe('Revoke the access of “E2E Reader”?');
-        await Promise.all([
-          page.waitForURL(`${site}/authorized`),
-          page.click('main button:has-text("Revoke access")'),
-        ]);
+        await Promise.all([page.waitForURL(`${site}/authorized`), page.click('main button:has-text("Revoke access")')]);
         expect(await page.textContent('main')).toContain('You have not allowed any application to act for you.');
         const after = await fetch(`${site}/rest/v2/user`, {
           headers: { authorization: `Bearer ${client.result.token}` },
