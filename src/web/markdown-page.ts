@@ -7,8 +7,9 @@
  * - every heading gets a GitHub-style id (markdown-it-anchor with github-slugger: lower-cased,
  *   punctuation dropped, spaces to `-`, a repeated heading `-1`, `-2`, …), the ids GitHub gives the
  *   same file, so `#rate-limits` works on GitHub and here alike;
- * - a contents list of the `##` sections; no script and no inline style: the content goes into
- *   the website's layout (src/web/views/docs.eta), under its Content-Security-Policy.
+ * - a contents list of the `##` sections; code blocks and tables take the keyboard focus (they
+ *   may scroll sideways); no script and no inline style: the content goes into the website's
+ *   layout (src/web/views/docs.eta), under its Content-Security-Policy.
  */
 import MarkdownIt from 'markdown-it';
 import anchor from 'markdown-it-anchor';
@@ -46,6 +47,16 @@ export function renderDocs(markdown: string): RenderedDocs {
       if (token.tag === 'h2') sections.push({ id: info.slug, title: info.title });
     },
   });
+  // Code blocks and tables may scroll sideways on a narrow screen: they take the keyboard focus,
+  // so they can be scrolled without a mouse (WCAG 2.1.1).
+  md.renderer.rules.table_open = (tokens, idx, options, _env, self) => {
+    tokens[idx]!.attrSet('tabindex', '0');
+    return self.renderToken(tokens, idx, options);
+  };
+  for (const rule of ['fence', 'code_block'] as const) {
+    const render = md.renderer.rules[rule]!;
+    md.renderer.rules[rule] = (...args) => render(...args).replace(/^<pre>/, '<pre tabindex="0">');
+  }
   const escape = md.utils.escapeHtml;
   const body = md.render(markdown);
   const toc =

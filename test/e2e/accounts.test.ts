@@ -9,7 +9,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/index.ts';
@@ -18,7 +18,7 @@ import { systemClock } from '../../src/domain/clock.ts';
 import { unboundedHashing } from '../../src/auth/passwords.ts';
 import { startMailDispatcher, type RunningMailDispatcher } from '../../src/mail/dispatcher.ts';
 import { smtpTransport } from '../../src/mail/transport.ts';
-import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
+import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS, shoot } from '../helpers/browser.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { uniqueName } from '../helpers/factories.ts';
 import { freePort } from '../helpers/processes.ts';
@@ -62,14 +62,6 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, 
     await smtp.stop();
     await database?.drop();
   });
-
-  /** Screenshots of the page as it is, at 1280 px and at 390 px wide (a phone). */
-  async function shoot(page: Page, name: string): Promise<void> {
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
-      await page.screenshot({ path: new URL(`${name}-${width}.png`, SCREENSHOTS).pathname, fullPage: true });
-    }
-  }
 
   /** The newest message to `address` whose subject starts with `subject`, waiting for it. */
   async function mailTo(address: string, subject: string) {

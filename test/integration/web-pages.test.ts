@@ -272,8 +272,9 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect(body).toContain('<a href="/tag/music">music</a> <a href="/tag/free">free</a>');
       expect(body).toContain('<p>About it</p>');
       expect(body).toContain('<dt>Tips</dt><dd>0</dd>');
+      expect(body).toContain(`<a class="button" href="/signup?return_to=%2Fthing%2F${id}">Sign up to tip</a>`);
       expect(body).toContain(
-        `<a href="/login?return_to=%2Fthing%2F${id}">Log in</a> to tip this thing or subscribe to it.`,
+        `or <a href="/login?return_to=%2Fthing%2F${id}">log in</a> to tip this thing or subscribe to it.`,
       );
       expect(body).not.toContain(`action="/thing/${id}/tip"`);
     });

@@ -78,4 +78,11 @@ describe('renderDocs', () => {
     expect(html).toContain('[click](javascript:alert(3))');
     expect(html).toContain('&lt;script&gt;alert(5)&lt;/script&gt;');
   });
+
+  it('lets the keyboard reach code blocks and tables, which may scroll sideways', () => {
+    const { html } = renderDocs('# Doc\n\n```\ncode\n```\n\n    indented\n\n| a | b |\n|---|---|\n| 1 | 2 |\n');
+    const tags = elements(html);
+    expect(tags.filter((e) => e.name === 'pre').map((e) => e.attrs.tabindex)).toEqual(['0', '0']);
+    expect(tags.filter((e) => e.name === 'table').map((e) => e.attrs.tabindex)).toEqual(['0']);
+  });
 });
