@@ -23,7 +23,11 @@ export const searchThings = documented({
   security: OPTIONAL_TOKEN,
   querystring: Type.Object({
     query: Type.Optional(
-      Type.String({ 'x-wire': WIRE.text, maxLength: 500, description: 'words that must all occur in title, description, tags or url' }),
+      Type.String({
+        'x-wire': WIRE.text,
+        maxLength: 500,
+        description: 'words that must all occur in title, description, tags or url',
+      }),
     ),
     url: Type.Optional(Type.String({ 'x-wire': WIRE.text, description: 'an absolute http(s) URL: only its thing' })),
     tags: Type.Optional(
