@@ -53,6 +53,9 @@
  *                            runs into (default 1000; the tip users stay far below it)
  *   BENCH_CATALOGUE          catalogue TSV (default <project>/../shared/data/npm-packages.tsv)
  *   BENCH_CLUSTER_KEEP       1: keep the schema, the Redis keys and the temporary folder (for a look afterwards)
+ *   BENCH_CLUSTER_RETRY_POSTS  1: configure nginx wrongly (`proxy_next_upstream … non_idempotent`: a POST
+ *                            that reached the killed instance is resent to another), to see the kill -9
+ *                            checks fail
  * All traffic stays on 127.0.0.1.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -94,6 +97,7 @@ import {
   accessLogSize,
   readAccessLog,
   startNginx,
+  type AccessLine,
   type RunningNginx,
 } from './lib/nginx.ts';
 
@@ -121,6 +125,7 @@ const settings = {
   rateLimit: intEnv('BENCH_CLUSTER_RATE_LIMIT', 1000, 10),
   catalogue: resolve(ROOT, process.env.BENCH_CATALOGUE || '../shared/data/npm-packages.tsv'),
   keep: process.env.BENCH_CLUSTER_KEEP === '1',
+  retryPosts: process.env.BENCH_CLUSTER_RETRY_POSTS === '1',
 };
 
 /** Owners, subscribers (and of them, those left short of money this month) of the closed period. */
@@ -161,11 +166,18 @@ interface Throughput {
   /** where the load went: nginx, or the instances directly */
   via: 'nginx' | 'direct';
   figures: LoadFigures;
-  /** CPU per response of the Tipjar instances together, and of nginx, µs */
+  /**
+   * CPU per response, µs: of the Tipjar instances together, of nginx (master and workers), and of
+   * the PostgreSQL backends serving the instances (their connections' application_name; a backend
+   * that ended during the run is not counted)
+   */
   instancesCpuUsPerReq: number;
   nginxCpuUsPerReq: number;
+  databaseCpuUsPerReq: number;
+  /** cores kept busy on average */
   instancesCores: number;
   nginxCores: number;
+  databaseCores: number;
   /** tips: acknowledged tips that are rows / acknowledged */
   durable?: { acknowledged: number; rows: number };
 }
@@ -187,7 +199,10 @@ interface Instance {
 interface Run {
   dir: string;
   schema: string;
+  /** the instances' database (their connections carry `appName`) */
   dbUrl: string;
+  /** application_name of the instances' PostgreSQL connections */
+  appName: string;
   redisPrefix: string;
   publicUrl: string;
   nginxPort: number;
@@ -516,8 +531,16 @@ async function startInstance(run: Run, inst: Instance, name: string): Promise<Se
 const instancePids = (run: Run) => run.instances.flatMap((i) => (i.server ? [i.server.pid] : []));
 const cpuOf = (pids: number[]) => pids.reduce((a, p) => a + processCpuMs(p), 0);
 
+/** The PostgreSQL backends serving the instances (their DATABASE_URL names the application). */
+async function backendPids(run: Run): Promise<number[]> {
+  const r = await sql<{ pid: number }>`
+    select pid from pg_stat_activity where application_name = ${run.appName}`.execute(run.database!.db);
+  return r.rows.map((x) => Number(x.pid));
+}
+
 /**
- * Runs `load` and measures the CPU the instances and nginx spent meanwhile, per response.
+ * Runs `load` and measures the CPU the instances, nginx and the instances' PostgreSQL backends
+ * spent meanwhile, per response.
  */
 async function measured(
   run: Run,
@@ -527,6 +550,7 @@ async function measured(
 ): Promise<Throughput> {
   const ipids = instancePids(run);
   const npids = run.nginx!.pids();
+  const before = new Map((await backendPids(run)).map((p) => [p, processCpuMs(p)]));
   const i0 = cpuOf(ipids);
   const n0 = cpuOf(npids);
   const t0 = performance.now();
@@ -534,24 +558,34 @@ async function measured(
   const wall = performance.now() - t0;
   const iMs = cpuOf(ipids) - i0;
   const nMs = cpuOf(npids) - n0;
+  let dMs = 0;
+  for (const p of new Set([...before.keys(), ...(await backendPids(run))])) {
+    const now = processCpuMs(p);
+    if (now > 0) dMs += now - (before.get(p) ?? 0);
+  }
   const per = (ms: number) => (figures.responses > 0 ? Math.round((ms * 1000) / figures.responses) : 0);
+  const cores = (ms: number) => Math.round((ms / wall) * 100) / 100;
   const t: Throughput = {
     name,
     via,
     figures,
     instancesCpuUsPerReq: per(iMs),
     nginxCpuUsPerReq: per(nMs),
-    instancesCores: Math.round((iMs / wall) * 100) / 100,
-    nginxCores: Math.round((nMs / wall) * 100) / 100,
+    databaseCpuUsPerReq: per(dMs),
+    instancesCores: cores(iMs),
+    nginxCores: cores(nMs),
+    databaseCores: cores(dMs),
   };
   throughput.push(t);
   log(
-    `  ${name.padEnd(34)} ${fmt(figures.reqPerSec).padStart(6)} req/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms  ` +
+    `  ${name.padEnd(38)} ${fmt(figures.reqPerSec).padStart(6)} req/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms  ` +
       `non-2xx ${figures.non2xx}  errors ${figures.errors}`,
   );
   log(
-    `  ${''.padEnd(34)} CPU per response: instances ${t.instancesCpuUsPerReq} µs${via === 'nginx' ? ` + nginx ${t.nginxCpuUsPerReq} µs` : ''} ` +
-      `(instances ${t.instancesCores} cores${via === 'nginx' ? `, nginx ${t.nginxCores}` : ''}, load generator ${figures.loadGenCores})`,
+    `  ${''.padEnd(38)} CPU per response: instances ${t.instancesCpuUsPerReq} µs` +
+      `${via === 'nginx' ? ` + nginx ${t.nginxCpuUsPerReq} µs` : ''} + PostgreSQL ${t.databaseCpuUsPerReq} µs ` +
+      `(cores: instances ${t.instancesCores}${via === 'nginx' ? `, nginx ${t.nginxCores}` : ''}, PostgreSQL ${t.databaseCores}, ` +
+      `load generator ${figures.loadGenCores})`,
   );
   return t;
 }
@@ -707,7 +741,7 @@ async function throughputRuns(run: Run, seedData: Seed): Promise<number> {
   const present = tipLog.acknowledged.filter((n) => rows.pairs.has(pairKey(seedData, w, n, seedData.currentPeriod)));
   t.durable = { acknowledged: tipLog.acknowledged.length, rows: rows.rows };
   log(
-    `  ${''.padEnd(34)} ${fmt(tipLog.acknowledged.length)} acknowledged, ${fmt(rows.rows)} rows, ${tipLog.acknowledged.length - present.length} acknowledged missing`,
+    `  ${''.padEnd(38)} ${fmt(tipLog.acknowledged.length)} acknowledged, ${fmt(rows.rows)} rows, ${tipLog.acknowledged.length - present.length} acknowledged missing`,
   );
   return t.figures.okPerSec;
 }
@@ -787,8 +821,9 @@ async function killRun(run: Run, seedData: Seed, tipsPerSec: number): Promise<vo
   const posts = phase.filter((l) => l.method === 'POST');
   // A POST may be passed on when its connection failed before anything was sent (safe); one that
   // reached two instances would be nginx resending a non-idempotent request.
-  const postsPassedOn = posts.filter((l) => l.upstreams.length > 1);
-  const postsSentTwice = posts.filter((l) => l.upstreamBytesSent.filter((b) => b > 0).length > 1);
+  const reached = (l: AccessLine) => l.upstreamBytesSent.filter((b) => b > 0).length;
+  const postsSentTwice = posts.filter((l) => reached(l) > 1);
+  const postsPassedOn = posts.filter((l) => l.upstreams.length > 1 && reached(l) <= 1);
   const getsRetried = phase.filter((l) => l.method === 'GET' && l.upstreams.length > 1);
   const getsFailed = phase.filter((l) => l.method === 'GET' && l.status >= 500);
   log(
@@ -1234,7 +1269,9 @@ async function main(run: Run): Promise<void> {
   execFileSync(process.execPath, [join(ROOT, 'bin', 'tipjar.js'), '--help'], { stdio: 'ignore' });
 
   await createSchema(run.schema);
-  run.database = await openDatabase(run.dbUrl);
+  const own = new URL(run.dbUrl);
+  own.searchParams.delete('application_name');
+  run.database = await openDatabase(own.toString());
   await migrateToLatest(run.database);
 
   run.smtp = new TestSmtpServer();
@@ -1259,7 +1296,10 @@ async function main(run: Run): Promise<void> {
     dir: run.dir,
     port: run.nginxPort,
     upstreams: run.instances.map((i) => i.port),
+    retryNonIdempotent: settings.retryPosts,
   });
+  if (settings.retryPosts)
+    log('  nginx resends POSTs to the next instance (BENCH_CLUSTER_RETRY_POSTS=1): a wrong configuration');
   log(`  nginx on 127.0.0.1:${run.nginxPort} (pid ${run.nginx.pid}; ${run.nginx.pids().length - 1} workers)`);
 
   const tipsPerSec = await throughputRuns(run, seedData);
@@ -1272,7 +1312,8 @@ function printSummary(): void {
   for (const t of throughput) {
     log(
       `  ${t.name.padEnd(38)} ${fmt(t.figures.reqPerSec).padStart(6)} req/s  p99 ${String(t.figures.p99Ms).padStart(3)} ms  ` +
-        `CPU/response: instances ${t.instancesCpuUsPerReq} µs${t.via === 'nginx' ? `, nginx ${t.nginxCpuUsPerReq} µs` : ''}`,
+        `CPU/response: instances ${t.instancesCpuUsPerReq} µs${t.via === 'nginx' ? `, nginx ${t.nginxCpuUsPerReq} µs` : ''}, ` +
+        `PostgreSQL ${t.databaseCpuUsPerReq} µs`,
     );
   }
   for (const c of checks) log(`  ${c.pass ? 'PASS' : '*** FAIL ***'}  ${c.name}`);
@@ -1286,12 +1327,15 @@ const run: Run = (() => {
   // nginx's workers (nobody, when started as root) reach their temporary folders through it.
   chmodSync(dir, 0o755);
   const schema = `tipjar_cluster_${id}`;
+  const appName = `tipjar-cluster-${id}`;
   const u = new URL(settings.databaseUrl);
   u.searchParams.set('schema', schema);
+  u.searchParams.set('application_name', appName);
   return {
     dir,
     schema,
     dbUrl: u.toString(),
+    appName,
     redisPrefix: `tipjar-bench-cluster:${id}`,
     publicUrl: '',
     nginxPort: 0,

@@ -51,6 +51,11 @@ export interface NginxLayout {
   port: number;
   /** the Tipjar instances' ports, on 127.0.0.1 */
   upstreams: number[];
+  /**
+   * Also resend non-idempotent requests (POST, PATCH) to the next instance after a failure
+   * (`non_idempotent`): a wrong configuration, to see the bench's kill -9 checks catch it.
+   */
+  retryNonIdempotent?: boolean;
 }
 
 /** Paths of the files nginx writes in the run's folder. */
@@ -122,7 +127,7 @@ ${layout.upstreams.map((port) => `        server 127.0.0.1:${port} max_fails=1 f
             proxy_set_header X-Forwarded-Proto $scheme;
             # Retry on the next instance only when the request could not be sent or timed out;
             # nginx never resends a POST or PATCH that reached an instance (no non_idempotent).
-            proxy_next_upstream error timeout;
+            proxy_next_upstream error timeout${layout.retryNonIdempotent ? ' non_idempotent' : ''};
             proxy_next_upstream_tries ${Math.max(2, layout.upstreams.length)};
             proxy_next_upstream_timeout 15s;
             proxy_connect_timeout 2s;
