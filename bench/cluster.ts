@@ -884,13 +884,17 @@ async function request(
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
+/** Waits, when less than `margin` seconds are left of the current window of `seconds`, for the next window. */
+async function awayFromWindowEnd(seconds: number, margin = 60): Promise<void> {
+  const into = systemClock.now() % seconds;
+  if (into <= seconds - margin) return;
+  log(`  (waiting ${seconds - into + 1} s for the next ${seconds} s window)`);
+  await sleep((seconds - into + 1) * 1000);
+}
+
 async function sharedLimitCheck(run: Run, seedData: Seed): Promise<void> {
   // The window is the hour: start well inside one, so every request counts in the same window.
-  const intoHour = systemClock.now() % 3600;
-  if (intoHour > 3600 - 60) {
-    log(`  (waiting ${3600 - intoHour + 1} s for the next hour's window)`);
-    await sleep((3600 - intoHour + 1) * 1000);
-  }
+  await awayFromWindowEnd(3600);
   const L = settings.rateLimit;
   const extra = 60;
   const logStart = accessLogSize(nginxPaths(run.dir).accessLog);
@@ -948,7 +952,8 @@ async function formOf(base: string, path: string): Promise<{ csrf: string; cooki
 }
 
 async function loginCheck(run: Run, seedData: Seed): Promise<void> {
-  const limit = 10; // LOGIN_FAILURES_PER_USER_AND_IP (the default)
+  const limit = 10; // LOGIN_FAILURES_PER_USER_AND_IP (the default), per quarter hour
+  await awayFromWindowEnd(900);
   const attempt = async (inst: Instance, password: string) => {
     const base = inst.server!.url;
     const { csrf, cookie } = await formOf(base, '/login');
