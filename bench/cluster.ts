@@ -247,12 +247,14 @@ async function cleanUp(run: Run): Promise<void> {
   return cleaningUp;
 }
 
+/** BENCH_DATABASE_URL without `?schema=`: where schemas are created and dropped. */
 function adminUrl(): string {
   const u = new URL(settings.databaseUrl);
   u.searchParams.delete('schema');
   return u.toString();
 }
 
+/** Creates the run's schema (a fresh name: it never exists). */
 async function createSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl() });
   await client.connect();
@@ -263,6 +265,7 @@ async function createSchema(schema: string): Promise<void> {
   }
 }
 
+/** Drops the run's schema with everything in it. */
 async function dropSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl() });
   await client.connect();
@@ -388,6 +391,11 @@ const principal = (u: { id: number; username: string }): Principal => ({
   tokenId: 0,
 });
 
+/**
+ * Step 2: the catalogue, the tip users with tokens, the users of the limit and log-in checks, last
+ * month's money closed for the test (held by the bench's claim), and the partner whose webhook is
+ * `hooksUrl`.
+ */
 async function seed(database: Database, publicUrl: string, hooksUrl: string): Promise<Seed> {
   const s: Services = { database, clock: systemClock, siteUrl: publicUrl, passwordHashing: unboundedHashing };
   const started = Date.now();
@@ -481,7 +489,7 @@ async function seed(database: Database, publicUrl: string, hooksUrl: string): Pr
 
 const METRICS_TOKEN = randomBytes(32).toString('hex');
 
-/** The `.env` of instance `index` (the same for all but the port). */
+/** The `.env` of the instance on `port` (the same for all but the port). */
 function instanceEnv(run: Run, port: number, smtpUrl: string): string {
   const lines: [string, string][] = [
     ['HOST', '127.0.0.1'],
@@ -675,6 +683,7 @@ const pairKey = (seedData: Seed, w: TipWindow, n: number, period: string) =>
  * Step 4: throughput
  * --------------------------------------------------------------------------------------------- */
 
+/** Step 4: GET /things/:id through nginx and straight to the instances, then tips through nginx. @returns tips/s */
 async function throughputRuns(run: Run, seedData: Seed): Promise<number> {
   log(`\n== throughput through nginx (${settings.connections} connections, ${settings.durationS} s each) ==`);
   const nginxUrl = `http://127.0.0.1:${run.nginxPort}`;
@@ -750,6 +759,7 @@ async function throughputRuns(run: Run, seedData: Seed): Promise<number> {
  * Step 5: kill -9 under load
  * --------------------------------------------------------------------------------------------- */
 
+/** Step 5: GETs and tips through nginx while one instance is killed with SIGKILL and started again; three checks. */
 async function killRun(run: Run, seedData: Seed, tipsPerSec: number): Promise<void> {
   const seconds = Math.max(9, settings.durationS + 2);
   log(`\n== kill -9 of one instance under load (${seconds} s of GETs and tips through nginx) ==`);
@@ -892,6 +902,7 @@ async function awayFromWindowEnd(seconds: number, margin = 60): Promise<void> {
   await sleep((seconds - into + 1) * 1000);
 }
 
+/** One token's hourly limit through nginx, across the instances. */
 async function sharedLimitCheck(run: Run, seedData: Seed): Promise<void> {
   // The window is the hour: start well inside one, so every request counts in the same window.
   await awayFromWindowEnd(3600);
@@ -951,6 +962,7 @@ async function formOf(base: string, path: string): Promise<{ csrf: string; cooki
   return { csrf, cookie };
 }
 
+/** Failed log-ins spread over the instances (directly), then the right password on each. */
 async function loginCheck(run: Run, seedData: Seed): Promise<void> {
   const limit = 10; // LOGIN_FAILURES_PER_USER_AND_IP (the default), per quarter hour
   await awayFromWindowEnd(900);
@@ -981,6 +993,7 @@ async function loginCheck(run: Run, seedData: Seed): Promise<void> {
   );
 }
 
+/** Tips of a page with a payment link and of one without on every instance (directly); each page fetched once. */
 async function discoveryCheck(run: Run, seedData: Seed): Promise<void> {
   const pages = run.pages!;
   const owner = seedData.owners[0]!.username;
@@ -1046,6 +1059,10 @@ async function count(database: Database, query: RawBuilder<{ n: string | number 
   return Number((await query.execute(database.db)).rows[0]?.n ?? 0);
 }
 
+/**
+ * Step 6: under a background load, the scheduler race, tips that queue webhooks and mail, the
+ * limit, log-in and discovery checks; then, once the outboxes drained, the scheduler and delivery checks.
+ */
 async function underLoad(run: Run, seedData: Seed): Promise<void> {
   log('\n== correctness under a background load of GETs through nginx ==');
   const database = run.database!;
@@ -1254,6 +1271,7 @@ async function underLoad(run: Run, seedData: Seed): Promise<void> {
  * Main
  * --------------------------------------------------------------------------------------------- */
 
+/** Steps 1–6 (cleanUp does step 7's stopping and removing). */
 async function main(run: Run): Promise<void> {
   const nginxBinary = ensureNginx(log);
   // `nginx -v` writes its version to stderr.
@@ -1312,6 +1330,7 @@ async function main(run: Run): Promise<void> {
   await underLoad(run, seedData);
 }
 
+/** The figures and every check's verdict, once more, at the end. */
 function printSummary(): void {
   log('\n== summary ==');
   for (const t of throughput) {
