@@ -1371,7 +1371,6 @@ const run: Run = (() => {
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
     console.error(`\nbench:cluster: ${signal}, stopping everything`);
-    killAllNow();
     const timer = setTimeout(() => process.exit(130), 20_000);
     void cleanUp(run).finally(() => {
       clearTimeout(timer);

@@ -8,7 +8,6 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { trackChild } from './processes.ts';
 
 /** The nginx binary on PATH or in /usr/sbin (where Debian puts it), or undefined. */
 export function findNginx(): string | undefined {
@@ -178,10 +177,21 @@ export async function startNginx(binary: string, layout: NginxLayout): Promise<R
   const child = spawn(binary, ['-p', layout.dir, '-e', p.errorLog, '-c', p.conf], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  trackChild(child);
   let stderr = '';
   child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
   const pid = child.pid!;
+  // Killing the master alone would leave its workers serving: on exit, kill them all by pid.
+  const killNow = () => {
+    for (const p of [...childrenOf(pid), pid]) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  };
+  process.once('exit', killNow);
+  child.once('exit', () => process.removeListener('exit', killNow));
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {

@@ -24,12 +24,6 @@ export function killAllNow(): void {
   live.clear();
 }
 
-/** Counts `child` (started elsewhere, e.g. nginx) among the children killed on exit. */
-export function trackChild(child: ChildProcess): void {
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-}
-
 let guarded = false;
 /** Installs exit/signal handlers that kill every child the bench started. Idempotent. */
 export function guardChildren(): void {
