@@ -29,6 +29,7 @@ import { createClientAuthLimits } from './auth/oauth/client-auth-limits.ts';
 import { PasswordHasher } from './auth/passwords.ts';
 import { createWebLimits } from './web/limits.ts';
 import { createDiscovery } from './discovery/index.ts';
+import { discoveryCacheOver } from './discovery/cache.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { Search } from './domain/search/index.ts';
 import { registerWarmup } from './warmup.ts';
@@ -97,25 +98,31 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // `app.warmedUp` (GET /readyz) and the mark of the warm-up's own requests (src/warmup.ts); its
   // onRequest hook runs before every other.
   registerWarmup(app);
-  const services: Services = {
-    database,
-    clock,
-    siteUrl: config.siteUrl,
-    // rel="payment" discovery for POST /tip of unregistered URLs (src/discovery, DISCOVERY=on).
-    discovery: config.discovery
-      ? createDiscovery({ siteUrl: config.siteUrl, allowPrivate: config.discoveryAllowPrivate })
-      : undefined,
-    search,
-    passwordHashing: passwordHasher,
-  };
   // Every limit's counters: in memory, or in Redis when REDIS_URL is set (fails here when Redis
-  // cannot be reached); closed when the app closes.
+  // cannot be reached); closed when the app closes. Its Redis connection also holds the discovery
+  // cache below, so every instance shares both.
   const counters = await CounterStore.open({
     keyPrefix: config.rateLimitKeyPrefix,
     redisUrl: config.redisUrl,
     log: app.log,
   });
   app.addHook('onClose', async () => counters.close());
+  const services: Services = {
+    database,
+    clock,
+    siteUrl: config.siteUrl,
+    // rel="payment" discovery for POST /tip of unregistered URLs (src/discovery, DISCOVERY=on),
+    // its results kept in this process, or in Redis with REDIS_URL.
+    discovery: config.discovery
+      ? createDiscovery({
+          siteUrl: config.siteUrl,
+          allowPrivate: config.discoveryAllowPrivate,
+          cache: discoveryCacheOver(counters),
+        })
+      : undefined,
+    search,
+    passwordHashing: passwordHasher,
+  };
   const rateLimiter = new RateLimiter(counters, {
     anonymousLimit: config.rateLimitAnonymous,
     authenticatedLimit: config.rateLimitAuthenticated,
