@@ -82,7 +82,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +97,7 @@ import {
 } from './lib/processes.ts';
 import { runLoad, type LoadFigures, type RequestsFactory } from './lib/load.ts';
 import { firstUntippedIndex, prepareBenchDatabase, type BenchData } from './lib/setup.ts';
+import { deriveCatalogue, parseScale, SCALES, type Scale } from './lib/catalogue.ts';
 
 /** The token the bench's servers ask of a scrape of GET /metrics (METRICS_TOKEN). */
 const BENCH_METRICS_TOKEN = randomBytes(32).toString('hex');
@@ -113,14 +114,34 @@ function intEnv(name: string, fallback: number, min: number): number {
   return n;
 }
 
+const scale: Scale = parseScale(process.env.BENCH_SCALE);
+
+/** A PostgreSQL URL's `?schema=` with `_1m` appended at the 1M scale (the 197k and 1M databases live side by side). */
+function scaledPostgresUrl(url: string | undefined): string | undefined {
+  if (!url || scale === '197k') return url;
+  const u = new URL(url);
+  const schema = u.searchParams.get('schema');
+  if (!schema) throw new Error('BENCH_SCALE=1m on PostgreSQL needs ?schema=<name> in BENCH_DATABASE_URL');
+  u.searchParams.set('schema', `${schema}_${scale}`);
+  return u.toString();
+}
+
+/** The catalogue imported at this run's scale (main derives the 1M one first). */
+let catalogue = '';
+
 const settings = {
+  scale,
   durationS: intEnv('BENCH_DURATION', 10, 1),
   connections: intEnv('BENCH_CONNECTIONS', 50, 2),
   warmupS: intEnv('BENCH_WARMUP', 10, 0),
   users: intEnv('BENCH_USERS', 1000, 2),
   catalogue: resolve(ROOT, process.env.BENCH_CATALOGUE || '../shared/data/npm-packages.tsv'),
-  sqlitePath: resolve(ROOT, process.env.BENCH_SQLITE_PATH || 'bench/results/bench.db'),
-  postgresUrl: process.env.BENCH_DATABASE_URL || undefined,
+  sqlitePath: resolve(
+    ROOT,
+    process.env.BENCH_SQLITE_PATH || (scale === '197k' ? 'bench/results/bench.db' : `bench/results/bench-${scale}.db`),
+  ),
+  postgresUrl: scaledPostgresUrl(process.env.BENCH_DATABASE_URL || undefined),
+  postgresProcesses: intEnv('BENCH_PG_PROCESSES', 2, 1),
   skipSqlite: process.env.BENCH_SKIP_SQLITE === '1',
   cpuProf: process.env.BENCH_CPU_PROF === '1',
   serverNodeFlags: (process.env.BENCH_SERVER_NODE_FLAGS || '').split(/\s+/).filter(Boolean),
@@ -152,6 +173,22 @@ const BUDGET = {
   readyMs: 1500,
   helpMs: 500,
 };
+/** PostgreSQL's budgets (DESIGN.md): judged instead of SQLite's for the same figure. */
+const PG_BUDGET = {
+  /** total CPU per GET /things/:id (servers + backends) ≤ this × SQLite's server CPU per response */
+  thingsCpuVsSqlite: 1.5,
+  tipsPerSec: 2000,
+  searchP99Ms: { '197k': 100, '1m': 150 } as Record<Scale, number>,
+};
+/** SQLite at a larger scale: each figure within this factor of its 197k figure (DESIGN.md). */
+const SCALE_FACTOR = 1.3;
+
+/** The budgets a scenario on `engine` is judged against at this run's scale. */
+function budgetOf(engine: 'sqlite' | 'postgres') {
+  return engine === 'postgres'
+    ? { tipsPerSec: PG_BUDGET.tipsPerSec, searchP99Ms: PG_BUDGET.searchP99Ms[scale], thingsJudged: false }
+    : { tipsPerSec: BUDGET.tipsPerSec, searchP99Ms: BUDGET.searchP99Ms, thingsJudged: true };
+}
 const API = '/rest/v2';
 
 type Verdict = 'PASS' | 'FAIL';
@@ -172,6 +209,7 @@ interface ScenarioReport {
 
 interface EngineReport {
   engine: 'sqlite' | 'postgres';
+  scale: Scale;
   processes: number;
   baseline: LoadFigures;
   things: number;
@@ -266,7 +304,19 @@ async function measureBaseline(processes: number): Promise<LoadFigures> {
   }
 }
 
+/**
+ * PostgreSQL: the pids of the backends serving this run's servers (their connections carry the
+ * application name BACKEND_APP), for the CPU per response of the database; undefined on SQLite.
+ */
+let backendPids: (() => Promise<number[]>) | undefined;
+const BACKEND_APP = `tipjar-bench-${process.pid}`;
+
 async function startTipjar(engine: string, url: string, processes: number): Promise<Server[]> {
+  if (engine === 'postgres') {
+    const u = new URL(url);
+    u.searchParams.set('application_name', BACKEND_APP);
+    url = u.toString();
+  }
   const servers: Server[] = [];
   try {
     // One after the other: each migrates on start, and the first has already done it for the next.
@@ -324,7 +374,12 @@ async function warmUp(targets: string[], requests: RequestsFactory): Promise<Loa
   return runLoad({ targets, connections: settings.connections, durationS: settings.warmupS, requests });
 }
 
-async function thingsScenario(data: BenchData, servers: Server[], baseline: LoadFigures): Promise<ScenarioReport> {
+async function thingsScenario(
+  engine: 'sqlite' | 'postgres',
+  data: BenchData,
+  servers: Server[],
+  baseline: LoadFigures,
+): Promise<ScenarioReport> {
   const targets = servers.map((s) => s.url);
   const pids = servers.map((s) => s.pid);
   const ids = data.thingIds;
@@ -344,11 +399,15 @@ async function thingsScenario(data: BenchData, servers: Server[], baseline: Load
     durationS: settings.durationS,
     requests,
     pids,
+    backendPids,
   });
   const ratio = f.reqPerSec / baseline.reqPerSec;
   const notes = loadProblems(f);
-  if (ratio < BUDGET.thingsRatio) notes.push(`ratio ${ratio.toFixed(2)} < ${BUDGET.thingsRatio}`);
-  if (f.p99Ms > BUDGET.thingsP99Ms) notes.push(`p99 ${f.p99Ms} ms > ${BUDGET.thingsP99Ms} ms`);
+  // PostgreSQL's budget for this scenario is its CPU per response against SQLite's (judged in the summary).
+  if (budgetOf(engine).thingsJudged) {
+    if (ratio < BUDGET.thingsRatio) notes.push(`ratio ${ratio.toFixed(2)} < ${BUDGET.thingsRatio}`);
+    if (f.p99Ms > BUDGET.thingsP99Ms) notes.push(`p99 ${f.p99Ms} ms > ${BUDGET.thingsP99Ms} ms`);
+  }
   return { name: 'GET things/:id', verdict: verdictOf(notes), notes, figures: f, ratio, warmup };
 }
 
@@ -439,7 +498,12 @@ async function searchCacheCounts(targets: string[]): Promise<{ hits: number; mis
   return counts;
 }
 
-async function searchScenario(data: BenchData, servers: Server[], baseline: LoadFigures): Promise<ScenarioReport> {
+async function searchScenario(
+  engine: 'sqlite' | 'postgres',
+  data: BenchData,
+  servers: Server[],
+  baseline: LoadFigures,
+): Promise<ScenarioReport> {
   const targets = servers.map((s) => s.url);
   const pids = servers.map((s) => s.pid);
   const name = 'GET things/search';
@@ -474,6 +538,7 @@ async function searchScenario(data: BenchData, servers: Server[], baseline: Load
     durationS: settings.durationS,
     requests,
     pids,
+    backendPids,
   });
   const after = await searchCacheCounts(targets);
   const hits = after.hits - before.hits;
@@ -485,11 +550,12 @@ async function searchScenario(data: BenchData, servers: Server[], baseline: Load
         : ' (cache off)'),
   );
   const notes = loadProblems(f);
-  if (f.p99Ms > BUDGET.searchP99Ms) notes.push(`p99 ${f.p99Ms} ms > ${BUDGET.searchP99Ms} ms`);
+  const p99Budget = budgetOf(engine).searchP99Ms;
+  if (f.p99Ms > p99Budget) notes.push(`p99 ${f.p99Ms} ms > ${p99Budget} ms`);
   // The search runs first on a newly started server, so its warm-up load is the first seconds after
   // ready, which the budget covers too.
-  if (warmup && warmup.p99Ms > BUDGET.searchP99Ms)
-    notes.push(`first ${warmup.durationS} s after ready: p99 ${warmup.p99Ms} ms > ${BUDGET.searchP99Ms} ms`);
+  if (warmup && warmup.p99Ms > p99Budget)
+    notes.push(`first ${warmup.durationS} s after ready: p99 ${warmup.p99Ms} ms > ${p99Budget} ms`);
   return {
     name,
     verdict: verdictOf(notes),
@@ -503,7 +569,12 @@ async function searchScenario(data: BenchData, servers: Server[], baseline: Load
 
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
-async function tipsScenario(data: BenchData, servers: Server[], baseline: LoadFigures): Promise<ScenarioReport> {
+async function tipsScenario(
+  engine: 'sqlite' | 'postgres',
+  data: BenchData,
+  servers: Server[],
+  baseline: LoadFigures,
+): Promise<ScenarioReport> {
   const targets = servers.map((s) => s.url);
   const pids = servers.map((s) => s.pid);
   const name = 'POST things/:id/tip';
@@ -565,12 +636,14 @@ async function tipsScenario(data: BenchData, servers: Server[], baseline: LoadFi
     amount,
     requests,
     pids,
+    backendPids,
   });
   const durability = await verifyTips(data, acknowledged, { offset, W, U, startedAt });
   const notes = loadProblems(f);
   const warmProblems = loadProblems(warm);
   if (warmProblems.length) notes.push(`warm-up: ${warmProblems.join('; ')}`);
-  if (f.okPerSec < BUDGET.tipsPerSec) notes.push(`${fmt(f.okPerSec)} tips/s < ${fmt(BUDGET.tipsPerSec)}`);
+  const tipsBudget = budgetOf(engine).tipsPerSec;
+  if (f.okPerSec < tipsBudget) notes.push(`${fmt(f.okPerSec)} tips/s < ${fmt(tipsBudget)}`);
   const acked2xx = warm.ok2xx + f.ok2xx;
   if (acknowledged.length !== acked2xx)
     notes.push(`bench bookkeeping: ${acknowledged.length} acknowledged ≠ ${acked2xx} 2xx`);
@@ -644,7 +717,16 @@ async function runEngine(
   baseline: LoadFigures,
 ): Promise<EngineReport> {
   console.log(`\n== ${engine}: ${processes} server process${processes > 1 ? 'es' : ''} ==`);
-  const data = await prepareBenchDatabase(url, settings.catalogue, settings.users, { reset: settings.reset });
+  const data = await prepareBenchDatabase(url, catalogue, settings.users, { reset: settings.reset });
+  backendPids =
+    engine === 'postgres'
+      ? async () =>
+          (
+            await sql<{
+              pid: number;
+            }>`select pid from pg_stat_activity where application_name = ${BACKEND_APP}`.execute(data.database.db)
+          ).rows.map((r) => Number(r.pid))
+      : undefined;
   let servers: Server[] = [];
   try {
     servers = await startTipjar(engine, url, processes);
@@ -663,9 +745,9 @@ async function runEngine(
       printScenario(engine, r);
     };
     // Search first: its first seconds of load are the first seconds after ready (judged too).
-    if (settings.scenarios.has('search')) await run(() => searchScenario(data, servers, baseline));
-    if (settings.scenarios.has('things')) await run(() => thingsScenario(data, servers, baseline));
-    if (settings.scenarios.has('tips')) await run(() => tipsScenario(data, servers, baseline));
+    if (settings.scenarios.has('search')) await run(() => searchScenario(engine, data, servers, baseline));
+    if (settings.scenarios.has('things')) await run(() => thingsScenario(engine, data, servers, baseline));
+    if (settings.scenarios.has('tips')) await run(() => tipsScenario(engine, data, servers, baseline));
     const peaks = rss.stop();
     const peakRssMb: Record<string, number> = {};
     for (const s of servers) peakRssMb[s.name] = Math.round((peaks[s.pid] ?? 0) / 102.4) / 10;
@@ -679,6 +761,7 @@ async function runEngine(
     );
     return {
       engine,
+      scale,
       processes,
       baseline,
       things: data.thingIds.length,
@@ -708,7 +791,11 @@ function printScenario(engine: string, r: ScenarioReport): void {
       (r.notes.length ? `  (${r.notes.join('; ')})` : ''),
   );
   console.log(
-    `           server CPU ${f.serverCpuUsPerReq} µs/response, ${f.serverCores} cores busy (load generator ${f.loadGenCores} cores); ${fmt(f.responses)} responses in ${f.durationS} s`,
+    `           server CPU ${f.serverCpuUsPerReq} µs/response, ${f.serverCores} cores busy` +
+      (engine === 'postgres'
+        ? `; PostgreSQL backends ${f.databaseCpuUsPerReq} µs/response, ${f.databaseCores} cores; together ${f.totalCpuUsPerReq} µs/response`
+        : '') +
+      ` (load generator ${f.loadGenCores} cores); ${fmt(f.responses)} responses in ${f.durationS} s`,
   );
   if (r.warmup) {
     console.log(
@@ -751,7 +838,108 @@ function measureHelp(): HelpReport {
   return { runsMs, medianMs, verdict };
 }
 
-function printSummary(engines: EngineReport[], help: HelpReport): void {
+/** A budget that compares a figure with another run's or engine's (PostgreSQL vs SQLite, 1M vs 197k). */
+interface Comparison {
+  name: string;
+  value: number;
+  reference: number;
+  /** where the reference comes from: this run, or the saved report of an earlier one (its start time) */
+  referenceFrom: string;
+  /** value / reference must not exceed this (for throughput: reference / value) */
+  limit: number;
+  factor: number;
+  verdict: Verdict;
+}
+
+/** The last SQLite figures at each scale, saved by every run that measured SQLite (for later comparisons). */
+const sqliteReferencePath = (s: Scale) => join(RESULTS, `sqlite-${s}.json`);
+
+function loadSqliteReference(s: Scale, engines: EngineReport[]): { report: EngineReport; from: string } | undefined {
+  const here = engines.find((e) => e.engine === 'sqlite' && e.scale === s);
+  if (here) return { report: here, from: 'this run' };
+  if (!existsSync(sqliteReferencePath(s))) return undefined;
+  const saved = JSON.parse(readFileSync(sqliteReferencePath(s), 'utf8')) as { startedAt: string; engine: EngineReport };
+  return { report: saved.engine, from: `run of ${saved.startedAt}` };
+}
+
+/**
+ * The budgets that compare figures: PostgreSQL's CPU per GET /things/:id (its servers and backends
+ * together) against SQLite's at the same scale, and at a scale above 197k every SQLite figure
+ * against its 197k figure (CPU per response, p99 and req/s of each scenario, start → ready, peak
+ * RSS). References come from this run when it measured them, else from the last saved run.
+ */
+function comparisons(engines: EngineReport[]): Comparison[] {
+  const out: Comparison[] = [];
+  const scenario = (e: EngineReport, name: string) => e.scenarios.find((r) => r.name === name)?.figures;
+  const add = (name: string, value: number, reference: number, from: string, limit: number, higherIsBetter = false) => {
+    if (!(reference > 0) || !(value > 0)) return;
+    const factor = higherIsBetter ? reference / value : value / reference;
+    out.push({
+      name,
+      value,
+      reference,
+      referenceFrom: from,
+      limit,
+      factor: Math.round(factor * 100) / 100,
+      verdict: factor <= limit ? 'PASS' : 'FAIL',
+    });
+  };
+  const pg = engines.find((e) => e.engine === 'postgres');
+  const sqliteHere = loadSqliteReference(scale, engines);
+  if (pg && sqliteHere) {
+    const p = scenario(pg, 'GET things/:id');
+    const q = scenario(sqliteHere.report, 'GET things/:id');
+    if (p && q)
+      add(
+        'postgres GET things/:id CPU µs/response (servers + backends) vs sqlite',
+        p.totalCpuUsPerReq,
+        q.serverCpuUsPerReq,
+        sqliteHere.from,
+        PG_BUDGET.thingsCpuVsSqlite,
+      );
+  }
+  const sqlite = engines.find((e) => e.engine === 'sqlite');
+  const small = scale === '197k' ? undefined : loadSqliteReference('197k', []);
+  if (sqlite && small) {
+    for (const r of sqlite.scenarios) {
+      const f = r.figures;
+      const g = scenario(small.report, r.name);
+      if (!f || !g) continue;
+      add(
+        `sqlite ${r.name} CPU µs/response, ${scale} vs 197k`,
+        f.serverCpuUsPerReq,
+        g.serverCpuUsPerReq,
+        small.from,
+        SCALE_FACTOR,
+      );
+      add(
+        `sqlite ${r.name} p99 ms, ${scale} vs 197k`,
+        Math.max(f.p99Ms, 1),
+        Math.max(g.p99Ms, 1),
+        small.from,
+        SCALE_FACTOR,
+      );
+      add(`sqlite ${r.name} req/s, ${scale} vs 197k`, f.reqPerSec, g.reqPerSec, small.from, SCALE_FACTOR, true);
+    }
+    add(
+      `sqlite start → ready ms, ${scale} vs 197k`,
+      Math.max(...Object.values(sqlite.readyMs)),
+      Math.max(...Object.values(small.report.readyMs)),
+      small.from,
+      SCALE_FACTOR,
+    );
+    add(
+      `sqlite peak RSS MB, ${scale} vs 197k`,
+      Math.max(...Object.values(sqlite.peakRssMb)),
+      Math.max(...Object.values(small.report.peakRssMb)),
+      small.from,
+      SCALE_FACTOR,
+    );
+  }
+  return out;
+}
+
+function printSummary(engines: EngineReport[], help: HelpReport, compared: Comparison[]): void {
   console.log('\n== summary ==');
   console.log(`  tipjar --help ${help.medianMs} ms  ${help.verdict === 'FAIL' ? '*** FAIL ***' : 'PASS'}`);
   console.log(
@@ -775,8 +963,17 @@ function printSummary(engines: EngineReport[], help: HelpReport): void {
       `  ${e.engine.padEnd(8)} ${'peak RSS'.padEnd(20)} ${`${worst} MB`.padStart(7)}  ${''.padStart(6)}  ${''.padStart(6)}  ${''.padStart(7)}  ${''.padStart(5)}  ${e.rssVerdict === 'FAIL' ? '*** FAIL ***' : 'PASS'}`,
     );
   }
+  if (compared.length)
+    console.log(`  comparisons (at ${scale}; value / reference ≤ limit, req/s the other way round):`);
+  for (const c of compared) {
+    console.log(
+      `  ${c.name.padEnd(72)} ${fmt(c.value)} vs ${fmt(c.reference)} (${c.referenceFrom}) = ${c.factor.toFixed(2)}× ` +
+        `${c.verdict === 'FAIL' ? '*** FAIL ***' : 'PASS'} (≤ ${c.limit}×)`,
+    );
+  }
   const failed = [
     ...(help.verdict === 'FAIL' ? ['tipjar --help'] : []),
+    ...compared.filter((c) => c.verdict === 'FAIL').map((c) => c.name),
     ...engines.flatMap((e) => [
       ...e.scenarios.filter((s) => s.verdict === 'FAIL').map((s) => `${e.engine} ${s.name}`),
       ...(e.rssVerdict === 'FAIL' ? [`${e.engine} peak RSS`] : []),
@@ -823,30 +1020,44 @@ async function main(): Promise<void> {
         server: SERVER_SETTINGS,
         serverNodeFlags: [...startScriptNodeFlags(ROOT), ...settings.serverNodeFlags],
       },
-      budgets: BUDGET,
+      budgets: { ...BUDGET, postgres: PG_BUDGET, scaleFactor: SCALE_FACTOR },
       help,
       baselines,
       engines,
+      comparisons: comparisons(engines),
     };
     const text = JSON.stringify(report, null, 2) + '\n';
     writeFileSync(join(RESULTS, 'latest.json'), text);
     writeFileSync(join(RESULTS, `run-${stamp}.json`), text);
   };
+  console.log(`  scale: ${scale} things`);
+  catalogue =
+    scale === '197k'
+      ? settings.catalogue
+      : await deriveCatalogue(settings.catalogue, join(RESULTS, `npm-${scale}.tsv`), SCALES[scale], (m) =>
+          console.log(`  setup: ${m}`),
+        );
   const help = measureHelp();
   baselines.single = await measureBaseline(1);
   if (!settings.skipSqlite) {
-    engines.push(await runEngine('sqlite', `sqlite:${settings.sqlitePath}`, 1, baselines.single));
+    const sqlite = await runEngine('sqlite', `sqlite:${settings.sqlitePath}`, 1, baselines.single);
+    engines.push(sqlite);
+    writeFileSync(
+      sqliteReferencePath(scale),
+      JSON.stringify({ startedAt, loadAverageAtStart, baseline: baselines.single, engine: sqlite }, null, 2) + '\n',
+    );
     writeReport();
   }
   if (settings.postgresUrl) {
     if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(settings.postgresUrl).hostname)) {
       throw new Error('BENCH_DATABASE_URL must point at 127.0.0.1 or localhost');
     }
-    baselines.double = await measureBaseline(2);
-    engines.push(await runEngine('postgres', settings.postgresUrl, 2, baselines.double));
+    const baseline = await measureBaseline(settings.postgresProcesses);
+    baselines[settings.postgresProcesses === 2 ? 'double' : `x${settings.postgresProcesses}`] = baseline;
+    engines.push(await runEngine('postgres', settings.postgresUrl, settings.postgresProcesses, baseline));
   }
   writeReport();
-  printSummary(engines, help);
+  printSummary(engines, help, comparisons(engines));
   console.log(`\nfigures written to ${join(RESULTS, 'latest.json')}`);
 }
 

@@ -39,6 +39,15 @@ export interface LoadFigures {
   serverCpuUsPerReq: number;
   /** CPU cores the server processes kept busy on average */
   serverCores: number;
+  /**
+   * PostgreSQL only: CPU the database backends serving the servers used per response, µs (their
+   * processes' user + system time, /proc); 0 on SQLite, whose work is inside the server process
+   */
+  databaseCpuUsPerReq: number;
+  /** PostgreSQL only: CPU cores those backends kept busy on average */
+  databaseCores: number;
+  /** serverCpuUsPerReq + databaseCpuUsPerReq: what a response cost the machine, load generator aside */
+  totalCpuUsPerReq: number;
   /** CPU cores the bench process itself (autocannon) kept busy on average */
   loadGenCores: number;
 }
@@ -67,11 +76,14 @@ export async function runLoad(opts: {
   requests: RequestsFactory;
   /** server pids whose CPU time is reported */
   pids?: number[];
+  /** the pids of the database backends serving the servers (PostgreSQL), asked before and after the run */
+  backendPids?: () => Promise<number[]>;
   title?: string;
 }): Promise<LoadFigures> {
   const k = opts.targets.length;
   const pids = opts.pids ?? [];
   const cpu0 = pids.reduce((a, p) => a + processCpuMs(p), 0);
+  const backends0 = new Map((opts.backendPids ? await opts.backendPids() : []).map((p) => [p, processCpuMs(p)]));
   const self0 = process.cpuUsage();
   const started = performance.now();
   const lastResponse = opts.targets.map(() => started);
@@ -97,6 +109,12 @@ export async function runLoad(opts: {
   const raws = (await Promise.all(runs.map((r) => Promise.resolve(r)))) as unknown as RawResult[];
   const wallMs = performance.now() - started;
   const serverCpuMs = pids.reduce((a, p) => a + processCpuMs(p), 0) - cpu0;
+  let databaseCpuMs = 0;
+  // A backend that started during the run counts from 0; one that ended is lost (pools keep theirs).
+  for (const p of new Set([...backends0.keys(), ...(opts.backendPids ? await opts.backendPids() : [])])) {
+    const now = processCpuMs(p);
+    if (now > 0) databaseCpuMs += now - (backends0.get(p) ?? 0);
+  }
   const selfCpu = process.cpuUsage(self0);
   const agg = autocannon.aggregateResult(raws, { url: opts.targets[0]!, connections: opts.connections });
   // Per instance: completed responses over its own elapsed time; instances run side by side, so sum.
@@ -133,6 +151,9 @@ export async function runLoad(opts: {
     connections: opts.connections,
     serverCpuUsPerReq: responses > 0 ? Math.round((serverCpuMs * 1000) / responses) : 0,
     serverCores: Math.round((serverCpuMs / wallMs) * 100) / 100,
+    databaseCpuUsPerReq: responses > 0 ? Math.round((databaseCpuMs * 1000) / responses) : 0,
+    databaseCores: Math.round((databaseCpuMs / wallMs) * 100) / 100,
+    totalCpuUsPerReq: responses > 0 ? Math.round(((serverCpuMs + databaseCpuMs) * 1000) / responses) : 0,
     loadGenCores: Math.round(((selfCpu.user + selfCpu.system) / 1000 / wallMs) * 100) / 100,
   };
 }

@@ -185,14 +185,20 @@ export async function prepareBenchDatabase(
     if (things >= rows * 0.98) {
       log(`catalogue already imported (${things} things for ${rows} rows), reusing it`);
     } else {
-      log(`importing ${catalogue} (${rows} rows, ${things} things present) …`);
+      log(
+        `importing ${catalogue} (${rows} rows, ${things} things present; an interrupted import resumes: rows already there are skipped) …`,
+      );
       const started = Date.now();
       let lastPrint = 0;
       const report = await importThings(database, systemClock, catalogue, owner.id, {
         onProgress: (n) => {
-          if (n - lastPrint >= 25_000) {
+          if (n - lastPrint >= 25_000 || n === rows) {
             lastPrint = n;
-            log(`  ${n} rows`);
+            const s = (Date.now() - started) / 1000;
+            const eta = n > 0 ? ((rows - n) * s) / n : 0;
+            log(
+              `  ${n} of ${rows} rows (${((100 * n) / rows).toFixed(0)} %, ${Math.round(n / s)} rows/s, ≈ ${Math.ceil(eta)} s left)`,
+            );
           }
         },
       });

@@ -10,8 +10,9 @@ import type pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery } from 'kysely';
 import { createSqliteReader, type FollowUp } from './reader.ts';
 import { createCheckpointer, type Checkpointer } from './checkpointer.ts';
-import { registerSqliteDirect } from './direct.ts';
+import { registerPgDirect, registerSqliteDirect } from './direct.ts';
 import { RAW_ROWS } from './raw-rows.ts';
+import { preparedName } from './prepared.ts';
 import type { DB } from './schema.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -93,6 +94,22 @@ const pgTypes = (types: typeof pg.types) => ({
     return (types.getTypeParser as (o: number, f?: string) => unknown)(oid, format);
   },
 });
+
+/**
+ * A `pg` Client class that runs the statements of db/prepared.ts by name (prepared once per
+ * connection), the others as given. Kysely calls `query(text, values)`.
+ */
+function namingClient(Base: typeof pg.Client): typeof pg.Client {
+  return class NamingClient extends Base {
+    override query(config: any, values?: any, callback?: any): any {
+      if (typeof config === 'string' && Array.isArray(values)) {
+        const name = preparedName(config);
+        if (name !== undefined) return super.query({ name, text: config, values }, callback);
+      }
+      return super.query(config, values, callback);
+    }
+  } as typeof pg.Client;
+}
 
 /**
  * better-sqlite3 compiles a statement on every `prepare`; Kysely prepares each query anew.
@@ -188,9 +205,13 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       connectionString: parsed.toString(),
       max: options.poolSize ?? 10,
       types: pgTypes(pgModule.types),
+      Client: namingClient(pgModule.Client),
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    registerPgDirect(db, {
+      query: async (text, parameters) => (await pool.query(text, parameters as unknown[])).rows,
+    });
     return { db, engine: 'postgres', schema: schema ?? undefined, close: () => db.destroy() };
   }
   throw new Error(`DATABASE_URL must be sqlite:<path> or postgres://…, got "${url}"`);

@@ -38,3 +38,24 @@ export function registerSqliteDirect(db: object, direct: SqliteDirect): void {
 export function sqliteDirect(db: object): SqliteDirect | undefined {
   return handles.get(db);
 }
+
+/**
+ * PostgreSQL: a query on the pool behind a database's own Kysely handle, outside any transaction
+ * (a connection is taken from the pool for the query and given back, as Kysely would do, without
+ * its connection wrapper and result conversion). Statements named by db/prepared.ts run prepared.
+ */
+export interface PgDirect {
+  query(sqlText: string, parameters: readonly unknown[]): Promise<unknown[]>;
+}
+
+const pgHandles = new WeakMap<object, PgDirect>();
+
+/** Registers the pool behind the Kysely handle `db` (db/connect.ts). */
+export function registerPgDirect(db: object, direct: PgDirect): void {
+  pgHandles.set(db, direct);
+}
+
+/** The direct access to the pool behind the PostgreSQL handle `db`; undefined for any other handle (a transaction's included). */
+export function pgDirect(db: object): PgDirect | undefined {
+  return pgHandles.get(db);
+}

@@ -13,6 +13,7 @@ import { makeClientRedirectUris } from './migrations/0007_client_redirect_uris.t
 import { makePeriodBudgets } from './migrations/0008_period_budgets.ts';
 import { makeAccounts } from './migrations/0009_accounts.ts';
 import { makeAddressLookup } from './migrations/0010_address_lookup.ts';
+import { makeSearchRanked } from './migrations/0011_search_ranked.ts';
 
 function provider(database: Database): MigrationProvider {
   return {
@@ -27,6 +28,7 @@ function provider(database: Database): MigrationProvider {
         '0008_period_budgets': makePeriodBudgets(database.engine),
         '0009_accounts': makeAccounts(database.engine),
         '0010_address_lookup': makeAddressLookup(),
+        '0011_search_ranked': makeSearchRanked(database.engine),
       };
     },
   };

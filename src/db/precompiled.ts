@@ -10,6 +10,10 @@
  * executor derives from (db/transaction.ts rootExecutor: a transaction's executor maps to its
  * database's handle, whose dialect it shares); an executor of unknown origin is its own key.
  *
+ * On PostgreSQL the compiled query runs as a named prepared statement (db/prepared.ts): parsed
+ * and planned once per connection, not on every run; on the database's own handle (outside a
+ * transaction) straight on the pool (db/direct.ts pgDirect), as Kysely would run it there.
+ *
  * On SQLite the compiled query runs on the connection's cached better-sqlite3 statement directly
  * (db/direct.ts) where Kysely would run it on the same connection with the same effect: inside the
  * group commit (db/transaction.ts directStatements), whose batch holds the connection for its whole
@@ -19,7 +23,8 @@
  */
 import type { CompiledQuery } from 'kysely';
 import { directStatements, rootExecutor, type Executor } from './transaction.ts';
-import { sqliteDirect } from './direct.ts';
+import { pgDirect, sqliteDirect } from './direct.ts';
+import { prepareByName } from './prepared.ts';
 
 interface Entry {
   compiled: CompiledQuery;
@@ -49,6 +54,7 @@ export function precompiled<A extends unknown[], R>(
       }
       entry = { compiled, slots };
       cache.set(key, entry);
+      prepareByName(compiled.sql);
     }
     const { compiled, slots } = entry;
     const parameters = slots.map((s, i) => (s >= 0 ? args[s] : compiled.parameters[i]));
@@ -68,6 +74,8 @@ export function precompiled<A extends unknown[], R>(
       const stmt = direct.statement(compiled.sql);
       if (stmt.readonly && stmt.reader) return stmt.all(parameters) as R[];
     }
+    const pg = pgDirect(ex);
+    if (pg) return (await pg.query(compiled.sql, parameters)) as R[];
     const result = await ex.executeQuery<R>({ ...compiled, parameters } as CompiledQuery<R>);
     return result.rows;
   };

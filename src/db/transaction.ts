@@ -165,6 +165,27 @@ export async function inTransaction<T>(database: Database, fn: (trx: Executor) =
   }
 }
 
+/**
+ * PostgreSQL: runs `fn`, one self-contained statement on the database's own handle (its own
+ * implicit transaction: committed, with the server's durability, when it returns), retrying it on
+ * serialization failures and deadlocks as inTransaction retries a transaction. Changes it records
+ * on the database's handle are announced at once (recordChange). `fn` must be safe to run again
+ * after such a failure (the failed statement wrote nothing).
+ * @throws whatever the statement throws otherwise.
+ */
+export async function inStatement<T>(database: Database, fn: (db: Executor) => Promise<T>): Promise<T> {
+  roots.set(database.db, database);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn(database.db);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (database.engine === 'postgres' && code && RETRYABLE_PG.has(code) && attempt < 5) continue;
+      throw err;
+    }
+  }
+}
+
 interface Job {
   fn: (trx: Executor) => Promise<unknown>;
   resolve(value: unknown): void;

@@ -11,6 +11,7 @@ import {
   listRecentPublicTips,
   listTipsByTipper,
   listTipsOnThing,
+  tipAtOnce,
 } from '../db/repositories/tips.ts';
 import { insertActivity } from '../db/repositories/activities.ts';
 import { findMeans, findUserById, findUserByUsername, fixPeriodBudget } from '../db/repositories/users.ts';
@@ -94,6 +95,31 @@ export async function tipInTransaction(
  */
 export async function tipThing(s: Services, principal: Principal, thingId: ThingId): Promise<ThingRecord> {
   if (!Number.isSafeInteger(thingId) || thingId <= 0) throw new NotFoundError('Thing not found', 'tips');
+  const now = s.clock.now();
+  // Where the engine can, the whole tip is one statement (one round trip): same checks, same writes.
+  const once = await tipAtOnce(s.database, {
+    thingId,
+    tipperId: principal.userId,
+    period: periodOf(now),
+    now,
+    source: 'api',
+    clientId: principal.clientId,
+  });
+  switch (once?.outcome) {
+    case 'tipped':
+      return once.thing;
+    case 'not_found':
+      throw new NotFoundError('Thing not found', 'tips');
+    case 'tip_owner':
+      throw new TipOwnerError();
+    case 'no_means':
+      throw new NoMeansError();
+    case 'tip_once':
+      throw new TipOnceError();
+    case 'pending':
+    case undefined:
+      break;
+  }
   return inTransaction(s.database, async (trx) => {
     const thing = await findThingById(trx, thingId);
     if (!thing) throw new NotFoundError('Thing not found', 'tips');

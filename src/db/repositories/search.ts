@@ -8,6 +8,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Database, Engine } from '../connect.ts';
 import type { PageRequest } from '../../domain/records.ts';
 import type { TagExpression } from '../../domain/tag-expression.ts';
+import { RANKED_INDEX } from '../migrations/0011_search_ranked.ts';
 
 /** The orders of the spec's `sort` parameter. */
 export type SearchSort = 'relevance' | 'trend' | 'tips' | 'tips_month' | 'tips_week' | 'tips_day';
@@ -330,7 +331,16 @@ async function findPage(database: Database, c: SearchCriteria): Promise<SearchPa
   const read = reader(database);
   const m = matches(engine, c, c.words, c.sort === 'relevance' && c.words !== undefined);
   const offset = (c.page - 1) * c.count;
-  if (engine === 'postgres' && c.words) return postgresWordSearch(read, engine, c, m, offset);
+  if (engine === 'postgres' && c.words) {
+    if (c.sort === 'relevance') {
+      const operator = await searchRanking(database);
+      const ranked = operator ? await rankedWordSearch(read, c, operator, offset) : undefined;
+      return ranked ?? postgresWordSearch(read, engine, c, m, offset);
+    }
+    const scored = scores(engine, c);
+    if (scored) return scoredSearch(read, c, m, scored, offset);
+    return postgresWordSearch(read, engine, c, m, offset);
+  }
   const perMatch = c.words ? matchScore(engine, c, sql`m.id`) : undefined;
   const scored = perMatch ? undefined : scores(engine, c);
   if (scored) return scoredSearch(read, c, m, scored, offset);
@@ -376,6 +386,80 @@ async function scoredSearch(
     );
   }
   return { total, ids: pageIds };
+}
+
+/**
+ * PostgreSQL: the RUM distance operator (`OPERATOR(<schema>.<=>)`) when this database's things
+ * have the ranked index of migration 0011_search_ranked, else null. Asked once per database and
+ * kept: an index created later is used after a restart.
+ */
+const rankings = new WeakMap<Database, Promise<RawBuilder<unknown> | null>>();
+
+function searchRanking(database: Database): Promise<RawBuilder<unknown> | null> {
+  let ranking = rankings.get(database);
+  if (!ranking) {
+    ranking = sql<{ schema: string }>`select n.nspname as schema
+        from pg_extension e join pg_namespace n on n.oid = e.extnamespace
+        where e.extname = 'rum'
+          and exists (select 1 from pg_indexes where schemaname = current_schema() and indexname = ${RANKED_INDEX})`
+      .execute(database.db)
+      .then(({ rows }) => (rows[0] ? sql.raw(`operator("${rows[0].schema.replaceAll('"', '""')}".<=>)`) : null));
+    // A failed look-up is asked again next time.
+    ranking.catch(() => rankings.delete(database));
+    rankings.set(database, ranking);
+  }
+  return ranking;
+}
+
+/** Rows a ranked search reads beyond the end of its page, so that ties at the page's edge are seen whole. */
+const RANKED_SLACK = 50;
+
+/**
+ * PostgreSQL with the ranked index: a word search by relevance reads the first
+ * `offset + count + RANKED_SLACK` visible matches in rank order from the index (RUM's distance,
+ * the inverse of ts_rank for one word), plus the viewer's own hidden matches (few, ranked one by
+ * one), and orders them by distance, then newest first. That page is exact when the index had no
+ * more matches, or when the page's last distance is below the last one read (every match at or
+ * before it was read, ties included); otherwise undefined: the caller ranks every match. The
+ * matches are counted only when the index had more than were read.
+ */
+async function rankedWordSearch(
+  read: Read,
+  c: SearchCriteria,
+  operator: RawBuilder<unknown>,
+  offset: number,
+): Promise<SearchPage | undefined> {
+  const full = sql`plainto_tsquery('english', ${c.words!.join(' ')})`;
+  const distance = sql`(things.search_vector ${operator} ${full})`;
+  const filters = [sql`things.search_vector @@ ${full}`, ...columnConditions(c)];
+  if (c.tags) filters.push(tagCondition(c.tags, sql`things.id`, true));
+  const limit = offset + c.count + RANKED_SLACK;
+  const visible = sql`select things.id as id, ${distance} as d, 0 as hidden from things
+    where ${and([sql`things.deleted_at is null`, sql`things.hidden = 0`, ...filters])}
+    order by ${distance} limit ${limit}`;
+  const own =
+    c.viewerUserId === undefined
+      ? sql``
+      : sql` union all select things.id as id, ${distance} as d, 1 as hidden from things
+    where ${and([sql`things.deleted_at is null`, sql`things.owner_user_id = ${c.viewerUserId}`, sql`things.hidden <> 0`, ...filters])}`;
+  const rows = await read(
+    sql<{
+      id: number | string;
+      d: number;
+      hidden: number;
+    }>`select r.id as id, r.d as d, r.hidden as hidden from (${visible}) as r${own}`,
+  );
+  const visibleRead = rows.filter((r) => r.hidden === 0);
+  const complete = visibleRead.length < limit;
+  const ordered = rows.map((r) => ({ id: Number(r.id), d: Number(r.d) })).sort((a, b) => a.d - b.d || b.id - a.id);
+  const page = ordered.slice(offset, offset + c.count);
+  if (!complete) {
+    const edge = Math.max(...visibleRead.map((r) => Number(r.d)));
+    const last = page.length ? page[page.length - 1]!.d : Infinity;
+    if (!(last < edge)) return undefined;
+  }
+  const total = complete ? rows.length : await count(read, matches('postgres', c, c.words, false));
+  return { total, ids: page.map((r) => r.id) };
 }
 
 /**

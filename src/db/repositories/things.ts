@@ -27,7 +27,7 @@ export const THING_COLUMNS = [
   'users.username as owner_username',
 ] as const;
 
-interface ThingRow {
+export interface ThingRow {
   id: number;
   url: string;
   title: string;
