@@ -238,7 +238,7 @@ export const SettingsSchema = Type.Object({
     maximum: 3600,
     default: 10,
     description:
-      'how long a search result may be served from the cache, in seconds (0: off); writes made by this process show at once, those of other instances on a shared PostgreSQL within this time',
+      "how long a search result may be served from the cache, in seconds (0: off); writes made by this process show at once, and on a shared PostgreSQL other instances' writes to things too; their tips change the tip sorts within this time",
   }),
   SEARCH_CACHE_ENTRIES: Type.Integer({
     minimum: 2,

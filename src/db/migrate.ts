@@ -14,6 +14,7 @@ import { makePeriodBudgets } from './migrations/0008_period_budgets.ts';
 import { makeAccounts } from './migrations/0009_accounts.ts';
 import { makeAddressLookup } from './migrations/0010_address_lookup.ts';
 import { makeSearchRanked } from './migrations/0011_search_ranked.ts';
+import { makeSearchChanges } from './migrations/0012_search_changes.ts';
 
 function provider(database: Database): MigrationProvider {
   return {
@@ -29,6 +30,7 @@ function provider(database: Database): MigrationProvider {
         '0009_accounts': makeAccounts(database.engine),
         '0010_address_lookup': makeAddressLookup(),
         '0011_search_ranked': makeSearchRanked(database.engine),
+        '0012_search_changes': makeSearchChanges(database.engine),
       };
     },
   };

@@ -5,6 +5,8 @@
  * hidden things match only for their owner (`viewerUserId`).
  */
 import { sql, type RawBuilder } from 'kysely';
+import { precompiled } from '../precompiled.ts';
+import type { Executor } from '../transaction.ts';
 import type { Database, Engine } from '../connect.ts';
 import type { PageRequest } from '../../domain/records.ts';
 import type { TagExpression } from '../../domain/tag-expression.ts';
@@ -483,4 +485,19 @@ async function postgresWordSearch(
   );
   if (rows.length === 0) return { total: offset === 0 ? 0 : await count(read, m), ids: [] };
   return { total: Number(rows[0]!.total), ids: rows.map((row) => Number(row.id)) };
+}
+
+const searchChangesStatement = precompiled((ex: Executor) => ({
+  compile: () => sql<{ things: number }>`select things from search_changes where id = 1`.compile(ex),
+}));
+
+/**
+ * PostgreSQL: the counter of committed writes that can change what a search matches, by any
+ * instance (migration 0012_search_changes); undefined on SQLite (Database.externalChanges serves
+ * there). A value read before a search is never newer than what the search then sees.
+ */
+export async function readSearchChanges(database: Database): Promise<number | undefined> {
+  if (database.engine !== 'postgres') return undefined;
+  const [r] = await searchChangesStatement(database.db);
+  return r ? Number(r.things) : undefined;
 }

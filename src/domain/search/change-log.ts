@@ -8,11 +8,14 @@
  *   hashed into a fixed table of slots so memory stays constant (two things sharing a slot only
  *   make a rendered answer be made again more often);
  * - on SQLite, `PRAGMA data_version` (Database.externalChanges): it moves when another connection
- *   — another process, such as `tipjar import things` beside the server — has committed.
+ *   — another process, such as `tipjar import things` beside the server — has committed;
+ * - on PostgreSQL, the database's counter of writes that can change what a search matches, moved
+ *   by every instance's writes (`shared`, migration 0012_search_changes).
  * A value read before a read of the database is never newer than what that read saw: the epochs
  * and versions move after the commit, before its caller is answered.
  */
 import { onCommit, type Change, type Database } from '../../db/transaction.ts';
+import { readSearchChanges } from '../../db/repositories/search.ts';
 
 /** The epochs (see the file comment). */
 export interface Epochs {
@@ -46,6 +49,20 @@ export class ChangeLog {
   /** SQLite: `PRAGMA data_version` now (moves when another connection committed); undefined elsewhere. */
   external(): number | undefined {
     return this.database.externalChanges?.();
+  }
+
+  /**
+   * PostgreSQL: the database's own counter of committed writes that can change what a search
+   * matches, by any instance (migration 0012_search_changes), read now; undefined on SQLite, or
+   * when it cannot be read.
+   */
+  async shared(): Promise<number | undefined> {
+    if (this.seesEveryChange) return undefined;
+    try {
+      return await readSearchChanges(this.database);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The version of a thing's row: it moves whenever a write of the row commits. */

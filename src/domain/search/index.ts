@@ -23,8 +23,9 @@ export type { SearchCacheStats } from './result-cache.ts';
 
 export interface SearchOptions {
   /**
-   * SEARCH_CACHE_SECONDS: on PostgreSQL, how long a cached result may be served (other instances'
-   * writes are unseen); on SQLite, which sees every change, only 0 matters: 0 turns the caches off.
+   * SEARCH_CACHE_SECONDS: on PostgreSQL, how long a cached result of a tip sort may be served (other
+   * instances' tips are unseen; their writes to things are counted by the database); on SQLite,
+   * which sees every change, only 0 matters: 0 turns the caches off.
    */
   cacheSeconds: number;
   /** SEARCH_CACHE_ENTRIES: most results kept (at least 2) */

@@ -14,8 +14,10 @@
  *   window's moving edge may reorder them (SearchPage.changesAt: when the oldest tip in the
  *   window leaves it, or one dated ahead of the search enters it);
  * - on SQLite, no other process committed to the database (`Database.externalChanges`);
- * - on PostgreSQL, where other instances write unseen, it is younger than `maxAgeSeconds` by the
- *   service clock. On SQLite every change is seen, so no age limit applies.
+ * - on PostgreSQL, no instance committed a write that can change what a search matches (the
+ *   database's own counter, ChangeLog.shared, read for every lookup: one small query), and for the
+ *   tip sorts — other instances' tips are not counted there — it is younger than `maxAgeSeconds`
+ *   by the service clock. On SQLite every change is seen, so no age limit applies.
  * A write acknowledged by this process is therefore in every later search it answers.
  * Concurrent identical searches share one computation, unless something changed since it began.
  *
@@ -31,7 +33,7 @@ import type { SearchCriteria, SearchPage } from '../../db/repositories/search.ts
 export interface SearchCacheOptions {
   /** most results kept, both segments together (at least 2; see the file comment) */
   maxEntries: number;
-  /** PostgreSQL: seconds an entry may be served, by the service clock (SQLite sees every change and needs none); 0 turns the cache off on both */
+  /** PostgreSQL: seconds an entry of a tip sort may be served, by the service clock (SQLite sees every change and needs none); 0 turns the cache off on both */
   maxAgeSeconds: number;
 }
 
@@ -40,6 +42,8 @@ interface Basis {
   counters: Epochs;
   /** Database.externalChanges() when the computation began (SQLite), else 0 */
   external: number;
+  /** PostgreSQL: the database's counter of matching writes by every instance (ChangeLog.shared) when the computation began */
+  shared: number | undefined;
   /** Unix seconds (the search's `now`) */
   at: number;
 }
@@ -109,7 +113,7 @@ export class SearchCache {
     if (this.options.maxAgeSeconds <= 0) return { page: await compute(), hit: false };
     const key = cacheKey(c);
     const tipSorted = c.sort !== 'relevance';
-    const now = this.basis(c.now);
+    const now = await this.basis(c.now);
     const external = this.changes.seesEveryChange ? now.external : undefined;
     const cached = this.lookup(key);
     if (cached && this.fresh(cached, now)) {
@@ -138,8 +142,9 @@ export class SearchCache {
     }
   }
 
-  private basis(at: number): Basis {
-    return { counters: this.changes.current(), external: this.changes.external() ?? 0, at };
+  private async basis(at: number): Promise<Basis> {
+    const counters = this.changes.current();
+    return { counters, external: this.changes.external() ?? 0, shared: await this.changes.shared(), at };
   }
 
   /** Whether `entry` still answers a search made at `now`. */
@@ -151,8 +156,13 @@ export class SearchCache {
       (basis.counters.tips !== now.counters.tips || now.at < basis.at || now.at >= (entry.page.changesAt ?? Infinity))
     )
       return false;
-    // SQLite shows every change (counters, data_version); elsewhere other instances' writes are unseen.
+    // SQLite shows every change (counters, data_version). On PostgreSQL the database counts every
+    // instance's writes that change what a search matches, but not tips: only the tip sorts age.
     if (this.changes.seesEveryChange) return true;
+    if (basis.shared !== undefined) {
+      if (basis.shared !== now.shared) return false;
+      if (!entry.tipSorted) return true;
+    }
     return now.at >= basis.at && now.at - basis.at < this.options.maxAgeSeconds;
   }
 }
