@@ -28,8 +28,10 @@
  *                     per thing and in total.
  *     The server's peak RSS (max of VmRSS polled every 200 ms and VmHWM) covers all scenarios.
  *  4. With BENCH_DATABASE_URL (postgres://…) set, the same scenarios run against PostgreSQL with
- *     TWO server processes: one autocannon instance per process in parallel, the connections split
- *     between them, req/s summed; the baseline for those is two hello-world processes.
+ *     TWO server processes (BENCH_PG_PROCESSES): one autocannon instance per process in parallel,
+ *     the connections split between them, req/s summed; the baseline for those is two hello-world
+ *     processes. The CPU of the PostgreSQL backends serving the servers (their connections carry
+ *     an application name of the run's own) is measured too, per response, beside the servers'.
  *  5. Prints req/s, p50/p99 (ms, 2xx responses, 1 ms resolution), non-2xx, ratio to the baseline
  *     and PASS/FAIL per budget, and writes everything to bench/results/latest.json (and a copy,
  *     run-<start time>.json, so earlier runs stay around). The exit code
@@ -39,7 +41,11 @@
  * durable; search p99 ≤ 50 ms, in the first seconds after ready too; peak RSS of each server
  * process ≤ 300 MB; each server ready (GET /readyz 200) ≤ 1.5 s after its spawn; `tipjar --help` ≤ 0.5 s (median of 5 runs, before the
  * baseline). A scenario with non-2xx responses or socket errors fails too (their req/s would not
- * be the endpoint's).
+ * be the endpoint's). PostgreSQL instead: CPU per GET things/:id (servers and backends together)
+ * ≤ 1.5× SQLite's server CPU per response at the same scale (this run's, else the last saved SQLite
+ * run's: bench/results/sqlite-<scale>.json); tips ≥ 2,000/s durable; search p99 ≤ 100 ms at 197k,
+ * ≤ 150 ms at 1M. SQLite above 197k: CPU per response, p99 and req/s of each scenario, start →
+ * ready and peak RSS each within 1.3× of the last saved 197k SQLite run.
  *
  * Environment:
  *   BENCH_DURATION      seconds per measured scenario (default 10)
@@ -50,9 +56,15 @@
  *                       against the same 50 ms (DESIGN.md: "from the first second a server reports
  *                       ready"). For the other GET scenarios and the baseline it is printed and
  *                       kept in the report, not judged.
+ *   BENCH_SCALE         197k (default: the catalogue as it is) or 1m: a catalogue of 1,000,000 things
+ *                       derived from it deterministically (bench/lib/catalogue.ts; written once to
+ *                       bench/results/npm-1m.tsv), imported into bench/results/bench-1m.db and
+ *                       into the PostgreSQL schema of BENCH_DATABASE_URL with `_1m` appended; an
+ *                       import that was stopped resumes (rows already there are skipped)
+ *   BENCH_PG_PROCESSES  server processes on PostgreSQL (default 2)
  *   BENCH_USERS         bench users with tokens (default 1000)
  *   BENCH_CATALOGUE     catalogue TSV (default <project>/../shared/data/npm-packages.tsv)
- *   BENCH_SQLITE_PATH   SQLite bench database (default bench/results/bench.db; gitignored)
+ *   BENCH_SQLITE_PATH   SQLite bench database (default bench/results/bench.db, at 1m bench-1m.db; gitignored)
  *   BENCH_DATABASE_URL  postgres://…[?schema=s]: also run on PostgreSQL with two server processes
  *                       (the schema is created when missing), e.g.
  *                       postgres://postgres@127.0.0.1:5432/test?schema=bench
