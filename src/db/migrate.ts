@@ -15,6 +15,7 @@ import { makeAccounts } from './migrations/0009_accounts.ts';
 import { makeAddressLookup } from './migrations/0010_address_lookup.ts';
 import { makeSearchRanked } from './migrations/0011_search_ranked.ts';
 import { makeSearchChanges } from './migrations/0012_search_changes.ts';
+import { makeSearchWordCounts } from './migrations/0013_search_word_counts.ts';
 
 function provider(database: Database): MigrationProvider {
   return {
@@ -31,6 +32,7 @@ function provider(database: Database): MigrationProvider {
         '0010_address_lookup': makeAddressLookup(),
         '0011_search_ranked': makeSearchRanked(database.engine),
         '0012_search_changes': makeSearchChanges(database.engine),
+        '0013_search_word_counts': makeSearchWordCounts(database.engine),
       };
     },
   };

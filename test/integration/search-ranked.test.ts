@@ -1,5 +1,8 @@
 /**
- * PostgreSQL with the RUM extension: a word search by relevance reads its page in rank order from
+ * PostgreSQL's search without scoring or counting every match. The word counts (migration
+ * 0013_search_word_counts) must equal a count of the visible matches of each word through inserts,
+ * edits, hiding, deletion, and the total of a one-word search must be that count.
+ * With the RUM extension: a word search by relevance reads its page in rank order from
  * the ranked index (migration 0011_search_ranked) and must answer exactly what ranking every match
  * answers — the order by RUM's distance, ties newest first, with the total — on every page, also
  * when a group of equal ranks is cut by a page's edge, is larger than what the index read reads
@@ -84,6 +87,48 @@ describe.skipIf(!ENGINES.includes('postgres'))('ranked search on PostgreSQL', ()
       expect(got.ids).toEqual(expected.slice((page - 1) * count, page * count));
       expect(got.total).toBe(expected.length);
     }
+  });
+
+  it('keeps the count of each word equal to its visible matches through inserts, edits, hiding and deletion, and a one-word search totals it', async () => {
+    const db = t.database.db;
+    const words = ['zephyr', 'kit', 'descript', 'thing', 'noth', 'quux'];
+    const check = async (step: string) => {
+      for (const word of words) {
+        const counted = await sql<{
+          n: string;
+        }>`select count(*) as n from things where deleted_at is null and hidden = 0
+          and search_vector @@ to_tsquery('english', ${word})`.execute(db);
+        const kept = await sql<{ n: string }>`select things as n from search_word_counts where word = ${word}`.execute(
+          db,
+        );
+        const expected = Number(counted.rows[0]!.n);
+        expect(Number(kept.rows[0]?.n ?? 0), `${step}: ${word}`).toBe(expected);
+        const search = await searchThingIds(t.database, {
+          words: [word === 'descript' ? 'description' : word === 'noth' ? 'nothing' : word],
+          sort: 'relevance',
+          now: 1_800_000_000,
+          page: 1,
+          count: 5,
+        });
+        expect(search.total, `${step}: search ${word}`).toBe(expected);
+      }
+    };
+    await check('as inserted');
+    const some = (await sql<{ id: string }>`select id from things order by id limit 60`.execute(db)).rows.map((r) =>
+      Number(r.id),
+    );
+    await db.updateTable('things').set({ title: 'quux thing' }).where('id', 'in', some.slice(0, 20)).execute();
+    await check('titles changed');
+    await db.updateTable('things').set({ hidden: 1 }).where('id', 'in', some.slice(10, 30)).execute();
+    await check('hidden');
+    await db.updateTable('things').set({ hidden: 0 }).where('id', 'in', some.slice(10, 15)).execute();
+    await check('shown again');
+    await db.updateTable('things').set({ deleted_at: 5 }).where('id', 'in', some.slice(30, 40)).execute();
+    await check('deleted');
+    await db.updateTable('things').set({ tips: 3, last_tip_at: 7 }).where('id', 'in', some.slice(40, 50)).execute();
+    await check('counters moved');
+    await db.deleteFrom('things').where('id', 'in', some.slice(50, 60)).execute();
+    await check('rows removed');
   });
 
   it('has the ranked index where RUM is installed', async () => {

@@ -340,12 +340,12 @@ async function findPage(database: Database, c: SearchCriteria): Promise<SearchPa
       return ranked ?? postgresWordSearch(read, engine, c, m, offset);
     }
     const scored = scores(engine, c);
-    if (scored) return scoredSearch(read, c, m, scored, offset);
+    if (scored) return scoredSearch(read, engine, c, m, scored, offset);
     return postgresWordSearch(read, engine, c, m, offset);
   }
   const perMatch = c.words ? matchScore(engine, c, sql`m.id`) : undefined;
   const scored = perMatch ? undefined : scores(engine, c);
-  if (scored) return scoredSearch(read, c, m, scored, offset);
+  if (scored) return scoredSearch(read, engine, c, m, scored, offset);
   return pageAndTotal(database, c, m, matchOrder(c, perMatch), offset);
 }
 
@@ -365,12 +365,13 @@ function matchOrder(c: SearchCriteria, perMatch: RawBuilder<unknown> | undefined
  */
 async function scoredSearch(
   read: Read,
+  engine: Engine,
   c: SearchCriteria,
   m: RawBuilder<unknown>,
   scored: RawBuilder<unknown>,
   offset: number,
 ): Promise<SearchPage> {
-  const total = await count(read, m);
+  const total = (await wordCount(read, engine, c)) ?? (await count(read, m));
   if (total <= offset) return { total, ids: [] };
   const scoredMatches = sql`select s.thing_id as id, s.score as score from (${scored}) as s where s.thing_id in (select m.id from (${m}) as m)`;
   const scoredTotal = await count(read, scoredMatches);
@@ -388,6 +389,32 @@ async function scoredSearch(
     );
   }
   return { total, ids: pageIds };
+}
+
+/**
+ * PostgreSQL: how many things a search of one word without filters matches, read from
+ * search_word_counts (migration 0013: the visible things holding each word, kept by the database)
+ * plus, with a viewer, their own hidden matches; undefined when that does not answer it (SQLite, no
+ * words, several words or a word PostgreSQL splits into several, any filter), and the caller
+ * counts the matches. Exact: the same lexeme the search's tsquery holds (a stop word has none, and
+ * matches nothing).
+ */
+async function wordCount(read: Read, engine: Engine, c: SearchCriteria): Promise<number | undefined> {
+  if (engine !== 'postgres' || c.words?.length !== 1 || columnConditions(c).length > 0 || c.tags) return undefined;
+  const word = c.words[0]!;
+  const own =
+    c.viewerUserId === undefined
+      ? sql`0`
+      : sql`(select count(*) from things where things.owner_user_id = ${c.viewerUserId} and things.hidden <> 0
+          and things.deleted_at is null and things.search_vector @@ plainto_tsquery('english', ${word}))`;
+  const [r] = await read(
+    sql<{ nodes: number | string; n: number | string | null; own: number | string }>`select
+      numnode(plainto_tsquery('english', ${word})) as nodes,
+      (select w.things from search_word_counts as w where w.word = (tsvector_to_array(to_tsvector('english', ${word})))[1]) as n,
+      ${own} as own`,
+  );
+  if (!r || Number(r.nodes) > 1) return undefined;
+  return Number(r.n ?? 0) + Number(r.own);
 }
 
 /**
@@ -460,7 +487,9 @@ async function rankedWordSearch(
     const last = page.length ? page[page.length - 1]!.d : Infinity;
     if (!(last < edge)) return undefined;
   }
-  const total = complete ? rows.length : await count(read, matches('postgres', c, c.words, false));
+  const total = complete
+    ? rows.length
+    : ((await wordCount(read, 'postgres', c)) ?? (await count(read, matches('postgres', c, c.words, false))));
   return { total, ids: page.map((r) => r.id) };
 }
 
