@@ -339,8 +339,13 @@ async function findPage(database: Database, c: SearchCriteria): Promise<SearchPa
       const ranked = operator ? await rankedWordSearch(read, c, operator, offset) : undefined;
       return ranked ?? postgresWordSearch(read, engine, c, m, offset);
     }
+    // A tip sort: scoring each match through its tip_hours rows costs in proportion to the
+    // matches, reading the scored things first (scoredSearch) in proportion to the tip_hours rows
+    // of the window, three times; the first is cheaper unless the matches are many.
     const scored = scores(engine, c);
-    if (scored) return scoredSearch(read, engine, c, m, scored, offset);
+    const total = scored ? await wordCount(read, engine, c) : undefined;
+    if (scored && total !== undefined && total > SCORE_EACH_MATCH_UP_TO)
+      return scoredSearch(read, engine, c, m, scored, offset, total);
     return postgresWordSearch(read, engine, c, m, offset);
   }
   const perMatch = c.words ? matchScore(engine, c, sql`m.id`) : undefined;
@@ -370,8 +375,9 @@ async function scoredSearch(
   m: RawBuilder<unknown>,
   scored: RawBuilder<unknown>,
   offset: number,
+  known?: number,
 ): Promise<SearchPage> {
-  const total = (await wordCount(read, engine, c)) ?? (await count(read, m));
+  const total = known ?? (await wordCount(read, engine, c)) ?? (await count(read, m));
   if (total <= offset) return { total, ids: [] };
   const scoredMatches = sql`select s.thing_id as id, s.score as score from (${scored}) as s where s.thing_id in (select m.id from (${m}) as m)`;
   const scoredTotal = await count(read, scoredMatches);
@@ -439,6 +445,12 @@ function searchRanking(database: Database): Promise<RawBuilder<unknown> | null> 
   }
   return ranking;
 }
+
+/**
+ * PostgreSQL, a tip sort of a word search: up to this many matches (known from the word counts),
+ * each match is scored through its tip_hours rows; beyond, the scored things are read first.
+ */
+const SCORE_EACH_MATCH_UP_TO = 10_000;
 
 /** Rows a ranked search reads beyond the end of its page, so that ties at the page's edge are seen whole. */
 const RANKED_SLACK = 50;
