@@ -70,8 +70,8 @@ describe.each(ENGINES)('website subscriptions on %s', (engine) => {
       const shyClient = new WebClient(t.app);
       await shyClient.login(shy.username);
       expect(html(await shyClient.get(`/thing/${id}`))).toContain(`<a href="/profile/${shy.username}">`);
-      // a visitor gets a log-in link, no forms
-      expect(body).toContain(`<a href="/login?return_to=%2Fthing%2F${id}">Log in</a>`);
+      // a visitor gets a sign-up and a log-in link back to the thing, no forms
+      expect(body).toContain(`<a href="/login?return_to=%2Fthing%2F${id}">log in</a>`);
       expect(body).not.toContain(`action="/thing/${id}/subscribe"`);
     });
 
