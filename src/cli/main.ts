@@ -15,6 +15,7 @@ import { registerPartnerCommands } from './partners.ts';
 import { registerAppsCommands } from './apps.ts';
 import { registerMailCommands } from './mail.ts';
 import { registerAccountDataCommands } from './account-data.ts';
+import { registerBackupCommands } from './backup.ts';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 
@@ -66,7 +67,9 @@ program
     const { migrateToLatest } = await import('../db/migrate.ts');
     const database = await openDatabase(cfg.databaseUrl, { sqliteSynchronous: cfg.sqliteSynchronous });
     try {
-      const applied = await migrateToLatest(database);
+      const applied = await migrateToLatest(database, {
+        onWait: (message) => process.stderr.write(`tipjar: ${message}\n`),
+      });
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
     } finally {
       await database.close();
@@ -167,6 +170,7 @@ registerPartnerCommands(program, withServices);
 registerAppsCommands(program, withServices);
 registerMailCommands(program, withServices);
 registerAccountDataCommands(users, withServices);
+registerBackupCommands(program, config);
 
 try {
   await program.parseAsync(process.argv);
