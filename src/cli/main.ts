@@ -177,6 +177,8 @@ try {
 } catch (err) {
   if (err instanceof ConfigError) console.error(err.message);
   else if (err instanceof DomainError) console.error(`error: ${err.message}`);
+  // db/migrate.ts NewerSchemaError (by name: that module is loaded only by the commands that migrate)
+  else if (err instanceof Error && err.name === 'NewerSchemaError') console.error(`error: ${err.message}`);
   else console.error(err);
   process.exitCode = 1;
 }

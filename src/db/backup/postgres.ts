@@ -24,6 +24,7 @@ import { sql, type Kysely } from 'kysely';
 import { openDatabase, type Database } from '../connect.ts';
 import { MIGRATION_NAMES, MIGRATION_TABLE, migrateLocked, withMigrationLock } from '../migrate.ts';
 import type { DB } from '../schema.ts';
+import { BOOKKEEPING_TABLES, TIPJAR_TABLES } from './tables.ts';
 import {
   BackupError,
   checkDestination,
@@ -37,8 +38,6 @@ import {
 import { checkPgBin, connectionOf, findPgProgram, quoteIdent, runProgram, serverMajorOf } from './pg-tools.ts';
 import type { BackupReport, RestoreReport, RowCounts } from './types.ts';
 
-/** Tables whose presence makes a schema (or an archive) Tipjar's. */
-const TIPJAR_TABLES = [MIGRATION_TABLE, 'users', 'things', 'tips'];
 /** Lines of the programs' error output quoted in a failure. */
 const QUOTED_LINES = 12;
 
@@ -211,7 +210,7 @@ async function missingTipjarTables(db: Kysely<DB>, schema: string): Promise<stri
 /**
  * The state of the schema a restore writes into: missing; without objects; Tipjar's tables without
  * data (e.g. created by a start, nobody signed up); or data (rows in a table other than the
- * migration bookkeeping, or objects that are not Tipjar's).
+ * bookkeeping, BOOKKEEPING_TABLES, or objects that are not Tipjar's).
  */
 async function schemaState(
   db: Kysely<DB>,
@@ -237,7 +236,7 @@ async function schemaState(
       state: 'data',
       why: `it holds objects that are not Tipjar's (${relations.length} relations, ${routines} functions)`,
     };
-  for (const table of tables.filter((t) => !t.startsWith('kysely_'))) {
+  for (const table of tables.filter((t) => !BOOKKEEPING_TABLES.includes(t))) {
     const row = await sql<{ one: number }>`select 1 as one from ${sql.table(`${schema}.${table}`)} limit 1`.execute(db);
     if (row.rows.length) {
       const counts = await countRows(db, schema).catch(() => undefined);

@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase } from '../connect.ts';
 import { migrateToLatest, MIGRATION_NAMES, MIGRATION_TABLE } from '../migrate.ts';
+import { BOOKKEEPING_TABLES, TIPJAR_TABLES } from './tables.ts';
 import {
   BackupError,
   checkDestination,
@@ -28,8 +29,6 @@ import {
 } from './files.ts';
 import type { BackupReport, RestoreReport, RowCounts } from './types.ts';
 
-/** Tables whose presence makes a database a Tipjar database. */
-const TIPJAR_TABLES = [MIGRATION_TABLE, 'users', 'things', 'tips'];
 /** Pages per backup step: all of them, so the copy is made in one read transaction. */
 const ALL_PAGES = 0x7fffffff;
 /** Most problems of `integrity_check` quoted in a refusal. */
@@ -64,10 +63,10 @@ function countsOf(db: BetterSqlite3.Database): RowCounts {
   return { users: count('users'), things: count('things'), tips: count('tips') };
 }
 
-/** Whether any ordinary table other than the migration bookkeeping (`kysely_*`) has a row. */
+/** Whether any ordinary table other than the bookkeeping (BOOKKEEPING_TABLES) has a row. */
 function holdsData(db: BetterSqlite3.Database): boolean {
   return ordinaryTables(db)
-    .filter((t) => !t.startsWith('kysely_'))
+    .filter((t) => !BOOKKEEPING_TABLES.includes(t))
     .some((t) => db.prepare(`select 1 from "${t.replace(/"/g, '""')}" limit 1`).get() !== undefined);
 }
 
