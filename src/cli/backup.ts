@@ -12,13 +12,17 @@ const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const onWait = (message: string) => process.stderr.write(`tipjar: ${message}\n`);
 
-/** Runs `fn`, turning a refusal of the backup module into a DomainError (printed as `error: …`, exit 1). */
+/**
+ * Runs `fn`, turning a refusal of the backup module, and a failure of the file system (no
+ * permission, a full disk), into a DomainError: printed as `error: …`, exit 1.
+ */
 async function refusalsAsErrors<T>(fn: () => Promise<T>): Promise<T> {
   const { BackupError } = await import('../db/backup/index.ts');
   try {
     return await fn();
   } catch (err) {
     if (err instanceof BackupError) throw new DomainError('invalid_parameters', err.message);
+    if (err instanceof Error && 'syscall' in err) throw new DomainError('invalid_parameters', err.message);
     throw err;
   }
 }

@@ -60,7 +60,9 @@ program
 
 program
   .command('migrate')
-  .description('create the database if needed and apply pending schema migrations')
+  .description(
+    'create the database if needed and apply pending schema migrations (once across processes: others wait for the lock)',
+  )
   .action(async () => {
     const cfg = config();
     const { openDatabase } = await import('../db/connect.ts');

@@ -57,12 +57,17 @@ interface Server {
 }
 
 async function serverOf(database: Database): Promise<Server> {
-  const row = (
-    await sql<{ v: number; d: string; s: string | null }>`
-      select current_setting('server_version_num')::int as v, current_database() as d, current_schema() as s`.execute(
-      database.db,
-    )
-  ).rows[0]!;
+  let row: { v: number; d: string; s: string | null };
+  try {
+    row = (
+      await sql<{ v: number; d: string; s: string | null }>`
+        select current_setting('server_version_num')::int as v, current_database() as d, current_schema() as s`.execute(
+        database.db,
+      )
+    ).rows[0]!;
+  } catch (err) {
+    throw new BackupError(`cannot reach the database of DATABASE_URL: ${(err as Error).message}`);
+  }
   const schema = database.schema ?? row.s;
   if (!schema)
     throw new BackupError(

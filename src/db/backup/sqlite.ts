@@ -11,7 +11,8 @@
  * and only then moved under the database's name in one rename. The database it replaces must hold
  * no data (else `force`: it is kept aside, renamed) and no process may have it open.
  */
-import { chmodSync, existsSync, renameSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase } from '../connect.ts';
@@ -196,7 +197,8 @@ function checkIntegrity(path: string, file: string): void {
 /**
  * Refuses when another connection has the database at `path` open (a server, a command): SQLite
  * lets a database leave WAL mode only when no other connection has it open. Leaves the file in
- * rollback-journal mode (a server sets WAL again when it opens it).
+ * rollback-journal mode (a server sets WAL again when it opens it). A file that is not a SQLite
+ * database passes (nothing can have it open as one).
  * @throws BackupError when it is in use
  */
 function checkNotInUse(path: string): void {
@@ -206,7 +208,10 @@ function checkNotInUse(path: string): void {
     let mode: unknown;
     try {
       mode = db.pragma('journal_mode = DELETE', { simple: true });
-    } catch {
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      // Not a database SQLite can open (a file replaced with --force): nobody uses it as one.
+      if (!code.startsWith('SQLITE_BUSY') && !code.startsWith('SQLITE_LOCKED')) return;
       mode = 'busy';
     }
     if (mode !== 'delete')
@@ -235,6 +240,7 @@ export async function restoreSqlite(dbPath: string, file: string, options: { for
       `not restored: ${dbPath} (DATABASE_URL) is not empty: ${before.why}. Restore into a new DATABASE_URL, or pass --force to keep the present database aside (renamed) and restore in its place`,
     );
   if (before.state !== 'absent') checkNotInUse(dbPath);
+  mkdirSync(dirname(dbPath), { recursive: true });
   const temp = createTempFile(dbPath);
   try {
     const backup = openReadOnly(file);
