@@ -8,9 +8,11 @@
  * transaction and releases the lock; the others wait for the lock and then find nothing to do.
  * - PostgreSQL: a session-level advisory lock, `pg_advisory_lock(MIGRATION_LOCK_CLASS, key of the
  *   schema)` (migrationLockKey), held on one connection for the whole run; a process that dies
- *   while holding it releases it with its connection. `tipjar restore` takes the same lock.
+ *   while holding it releases it with its connection. `tipjar backup` and `tipjar restore` take
+ *   the same lock (withMigrationLock).
  * - SQLite: the database's write lock, `BEGIN IMMEDIATE` around the whole run (bookkeeping tables
- *   included); a process waiting longer than the busy timeout says so and keeps waiting.
+ *   included), waited for as long as it takes.
+ * A process that finds the lock taken says so (`onWait`) and waits.
  * A process that finds nothing pending takes no lock (one read of the migration table).
  */
 import { createHash } from 'node:crypto';
@@ -168,11 +170,17 @@ export async function withMigrationLock<T>(
         );
         await sql`select pg_advisory_lock(${classId}, ${objId})`.execute(db);
       }
+      let result: T;
       try {
-        return await fn(db);
-      } finally {
-        await sql`select pg_advisory_unlock(${classId}, ${objId})`.execute(db);
+        result = await fn(db);
+      } catch (err) {
+        // The error of `fn` is the one to tell, also when the unlock fails with the same broken
+        // connection (whose end releases the lock).
+        await sql`select pg_advisory_unlock(${classId}, ${objId})`.execute(db).catch(() => undefined);
+        throw err;
       }
+      await sql`select pg_advisory_unlock(${classId}, ${objId})`.execute(db);
+      return result;
     }
     await beginImmediate(db, options);
     try {

@@ -277,6 +277,7 @@ export async function restoreSqlite(dbPath: string, file: string, options: { for
       if (statSync(dbPath).size > 0) checkNotInUse(dbPath);
       if (now.state === 'data') {
         keptAside = `${dbPath}.before-restore-${stamp()}`;
+        for (let n = 2; existsSync(keptAside); n++) keptAside = `${dbPath}.before-restore-${stamp()}-${n}`;
         renameSync(dbPath, keptAside);
       } else {
         removeQuietly(dbPath);
