@@ -96,16 +96,16 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (check) {
     if (committed !== generated) {
       console.error(
-        'packages/client/src/openapi.ts differs from the server\'s OpenAPI document: run `npm run client:types`',
+        "packages/client/src/openapi.ts differs from the server's OpenAPI document: run `npm run client:types`",
       );
       process.exitCode = 1;
     } else {
-      console.log('packages/client/src/openapi.ts matches the server\'s OpenAPI document');
+      console.log("packages/client/src/openapi.ts matches the server's OpenAPI document");
     }
   } else if (committed === generated) {
     console.log('packages/client/src/openapi.ts is up to date');
   } else {
     writeFileSync(CLIENT_TYPES_FILE, generated);
-    console.log('wrote packages/client/src/openapi.ts from the server\'s OpenAPI document');
+    console.log("wrote packages/client/src/openapi.ts from the server's OpenAPI document");
   }
 }

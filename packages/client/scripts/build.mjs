@@ -32,7 +32,11 @@ const HASH_FILE = '.source-hash';
 function filesUnder(dir) {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath ?? entry.path, entry.name)).split('\\').join('/'))
+    .map((entry) =>
+      relative(dir, join(entry.parentPath ?? entry.path, entry.name))
+        .split('\\')
+        .join('/'),
+    )
     .sort();
 }
 
@@ -62,7 +66,8 @@ export async function clientSourceHash() {
     hash.update(content);
   };
   for (const file of filesUnder(join(PACKAGE, 'src'))) add(`src/${file}`, readFileSync(join(PACKAGE, 'src', file)));
-  for (const file of ['scripts/build.mjs', 'tsconfig.json', 'package.json']) add(file, readFileSync(join(PACKAGE, file)));
+  for (const file of ['scripts/build.mjs', 'tsconfig.json', 'package.json'])
+    add(file, readFileSync(join(PACKAGE, file)));
   add('esbuild', await versionOf('esbuild'));
   add('typescript', await versionOf('typescript'));
   return hash.digest('hex');
@@ -84,12 +89,16 @@ async function emitDeclarations(outDir) {
     return false;
   }
   const configFile = join(PACKAGE, 'tsconfig.json');
-  const config = ts.getParsedCommandLineOfConfigFile(configFile, { outDir }, /** @type {any} */ ({
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (/** @type {import('typescript').Diagnostic} */ d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-    },
-  }));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    configFile,
+    { outDir },
+    /** @type {any} */ ({
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (/** @type {import('typescript').Diagnostic} */ d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    }),
+  );
   if (!config) throw new Error(`cannot read ${configFile}`);
   const program = ts.createProgram(config.fileNames, config.options);
   const result = program.emit();

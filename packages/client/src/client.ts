@@ -440,9 +440,7 @@ export class Subscriptions {
    *   `not_found` (404), `unauthorized` (401), `insufficient_scope` (403)
    */
   async subscribe(thingId: number): Promise<Confirmation> {
-    return answer(
-      this.#api.POST('/rest/v2/things/{id}/subscriptions', { params: { path: { id: String(thingId) } } }),
-    );
+    return answer(this.#api.POST('/rest/v2/things/{id}/subscriptions', { params: { path: { id: String(thingId) } } }));
   }
 
   /**
@@ -494,7 +492,9 @@ export class Activities {
    * @throws TipjarError `unauthorized` (401) without a valid token
    */
   async me(opts: { type?: ActivityType } = {}): Promise<ActivityStream> {
-    return answer(this.#api.GET('/rest/v2/user/activities', { params: { query: opts.type ? { type: opts.type } : {} } }));
+    return answer(
+      this.#api.GET('/rest/v2/user/activities', { params: { query: opts.type ? { type: opts.type } : {} } }),
+    );
   }
 }
 
@@ -530,16 +530,16 @@ export class Tipjar {
     const baseUrl = serverAddress(options.baseUrl);
     const authUrl = serverAddress(options.authUrl ?? baseUrl);
     const fetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-    const bearer: Record<string, string> = options.accessToken ? { Authorization: `Bearer ${options.accessToken}` } : {};
+    const bearer: Record<string, string> = options.accessToken
+      ? { Authorization: `Bearer ${options.accessToken}` }
+      : {};
     this.#api = createClient<paths, JsonMedia>({ baseUrl, fetch, headers: bearer });
     this.things = new Things(this.#api);
     this.tips = new Tips(this.#api);
     this.users = new Users(this.#api);
     this.me = new Me(this.#api);
     this.subscriptions = new Subscriptions(this.#api);
-    this.activities = new Activities(
-      createClient<paths, StreamMedia>({ baseUrl, fetch, headers: bearer }),
-    );
+    this.activities = new Activities(createClient<paths, StreamMedia>({ baseUrl, fetch, headers: bearer }));
     // The OAuth endpoints take client credentials, never the user's bearer token.
     this.oauth = new OAuth(authUrl, createClient<paths, JsonMedia>({ baseUrl: authUrl, fetch }));
   }
