@@ -5136,7 +5136,7 @@ export interface components {
           /** @enum {string} */
           objectType: 'bookmark';
         };
-        /** @description tag URI, `tag:{host},{YYYY-MM-DD}:{username}/{verb}/{thing_id}` */
+        /** @description tag URI, `tag:{host},{YYYY-MM-DD}:{username}/{verb}/{thing_id}/{item_id}`, unique per item */
         id: string;
       }[];
     };
