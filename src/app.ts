@@ -22,7 +22,6 @@ import { serverOptions } from './http/server-options.ts';
 import { lazySerializerFactory } from './http/serializers.ts';
 import { rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendBareErrorPage, webPlugin } from './web/index.ts';
-import { registerApiDocs } from './web/api-docs.ts';
 import { registerApiPipeline } from './http/plugins/api-pipeline.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { CounterStore } from './ratelimit/store.ts';
@@ -30,6 +29,7 @@ import { createClientAuthLimits } from './auth/oauth/client-auth-limits.ts';
 import { PasswordHasher } from './auth/passwords.ts';
 import { createWebLimits } from './web/limits.ts';
 import { createDiscovery } from './discovery/index.ts';
+import { discoveryCacheOver } from './discovery/cache.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { Search } from './domain/search/index.ts';
 import { registerWarmup } from './warmup.ts';
@@ -98,25 +98,31 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // `app.warmedUp` (GET /readyz) and the mark of the warm-up's own requests (src/warmup.ts); its
   // onRequest hook runs before every other.
   registerWarmup(app);
-  const services: Services = {
-    database,
-    clock,
-    siteUrl: config.siteUrl,
-    // rel="payment" discovery for POST /tip of unregistered URLs (src/discovery, DISCOVERY=on).
-    discovery: config.discovery
-      ? createDiscovery({ siteUrl: config.siteUrl, allowPrivate: config.discoveryAllowPrivate })
-      : undefined,
-    search,
-    passwordHashing: passwordHasher,
-  };
   // Every limit's counters: in memory, or in Redis when REDIS_URL is set (fails here when Redis
-  // cannot be reached); closed when the app closes.
+  // cannot be reached); closed when the app closes. Its Redis connection also holds the discovery
+  // cache below, so every instance shares both.
   const counters = await CounterStore.open({
     keyPrefix: config.rateLimitKeyPrefix,
     redisUrl: config.redisUrl,
     log: app.log,
   });
   app.addHook('onClose', async () => counters.close());
+  const services: Services = {
+    database,
+    clock,
+    siteUrl: config.siteUrl,
+    // rel="payment" discovery for POST /tip of unregistered URLs (src/discovery, DISCOVERY=on),
+    // its results kept in this process, or in Redis with REDIS_URL.
+    discovery: config.discovery
+      ? createDiscovery({
+          siteUrl: config.siteUrl,
+          allowPrivate: config.discoveryAllowPrivate,
+          cache: discoveryCacheOver(counters),
+        })
+      : undefined,
+    search,
+    passwordHashing: passwordHasher,
+  };
   const rateLimiter = new RateLimiter(counters, {
     anonymousLimit: config.rateLimitAnonymous,
     authenticatedLimit: config.rateLimitAuthenticated,
@@ -188,9 +194,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return reply.code(503).send({ status: 'unavailable' });
     }
   });
-  // GET /docs/api — the wire-format document that every `error_uri` points into: HTML for
-  // browsers, markdown for `Accept: text/markdown` (src/web/api-docs.ts), rendered once, here.
-  registerApiDocs(app);
 
   // OpenAPI 3.1 at /openapi.json and Swagger UI at /docs, generated from the route schemas that
   // follow (registered before them: @fastify/swagger collects routes as they are added).

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 /** user+system CPU time of a process so far, ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
-function processCpuMs(pid: number): number {
+export function processCpuMs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

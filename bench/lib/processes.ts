@@ -11,7 +11,7 @@ import { join } from 'node:path';
 const live = new Set<ChildProcess>();
 
 /** Kills every child still running, synchronously (SIGKILL): for process exit paths. */
-function killAllNow(): void {
+export function killAllNow(): void {
   for (const child of live) {
     if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       try {
@@ -66,9 +66,9 @@ export interface Server {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Spawns `node <args>` with `env` plus PORT/HOST, logging stdout+stderr to `<logDir>/<name>.log`,
- * and waits (at most `readyTimeoutMs`) until GET `readyPath` (default /healthz) answers 200,
- * polling every 20 ms; `readyMs` is the time from the spawn to that answer.
+ * Spawns `node <args>` with `env` plus PORT/HOST (`port`, else a free one), logging stdout+stderr to
+ * `<logDir>/<name>.log`, and waits (at most `readyTimeoutMs`) until GET `readyPath` (default
+ * /healthz) answers 200, polling every 20 ms; `readyMs` is the time from the spawn to that answer.
  * @throws when the process exits early or never becomes ready (it is killed first).
  */
 export async function startServer(opts: {
@@ -79,8 +79,9 @@ export async function startServer(opts: {
   logDir: string;
   readyTimeoutMs?: number;
   readyPath?: string;
+  port?: number;
 }): Promise<Server> {
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const spawnedAt = performance.now();
   mkdirSync(opts.logDir, { recursive: true });
   const logFile = join(opts.logDir, `${opts.name}.log`);

@@ -88,7 +88,7 @@ export const SettingsSchema = Type.Object({
   REDIS_URL: Type.Optional(
     Type.String({
       description:
-        'redis://host:port/db: rate-limit counters shared by every instance (default: in memory, one process)',
+        'redis://host:port/db: rate-limit counters and the discovery cache, shared by every instance (default: in memory, one process)',
     }),
   ),
   RATE_LIMIT_ANONYMOUS: Type.Integer({
@@ -104,7 +104,8 @@ export const SettingsSchema = Type.Object({
   RATE_LIMIT_KEY_PREFIX: Type.String({
     minLength: 1,
     default: 'tipjar:ratelimit',
-    description: 'prefix of the rate-limit keys in Redis (one per deployment sharing a Redis)',
+    description:
+      'prefix of every key in Redis: rate-limit counters and the discovery cache (one per deployment sharing a Redis)',
   }),
   RATE_LIMIT_PAGES: Type.Integer({
     minimum: 1,

@@ -7,14 +7,17 @@
  * The first such link that is an auto-submit URL of this site is the answer; `POST /tip` then
  * treats it as if it had been given.
  *
- * Results (found or not, failures included) are cached in memory, per process, for an hour;
- * concurrent look-ups of one URL share one fetch. A document larger than 1 MiB is not searched.
+ * Results (found or not, failures included) are kept for an hour (cache.ts): in the process's
+ * memory, or in Redis when `REDIS_URL` is set, so that every instance uses what one fetched;
+ * concurrent look-ups of one URL in a process share one fetch. A document larger than 1 MiB is not
+ * searched.
  */
 import { Parser } from 'htmlparser2';
 import { parseAutoSubmit, parseHttpUrl, urlKey } from '../domain/urls.ts';
 import { FetchError, guardedRequest } from '../webhooks/fetch.ts';
 import type { Resolver } from '../webhooks/guard.ts';
 import type { Discovery } from '../domain/services.ts';
+import { memoryDiscoveryCache, type DiscoveryCache } from './cache.ts';
 
 export interface DiscoveryOptions {
   /** origin of this site: only auto-submit URLs at `{siteUrl}/submit/auto` count */
@@ -29,8 +32,10 @@ export interface DiscoveryOptions {
   maxRedirects?: number;
   /** how long a result is kept, seconds (default 3600) */
   cacheSeconds?: number;
-  /** most results kept; the oldest goes first (default 10 000) */
+  /** most results kept by the default cache (this process's memory); the oldest goes first (default 10 000) */
   cacheEntries?: number;
+  /** where results are kept (default: this process's memory, `cacheEntries` of them); Redis: cache.ts */
+  cache?: DiscoveryCache;
   /** current time in ms (default Date.now), for the cache */
   now?: () => number;
   resolver?: Resolver;
@@ -95,8 +100,7 @@ export function findAutoSubmitLink(
 export function createDiscovery(opts: DiscoveryOptions): Discovery {
   const now = opts.now ?? Date.now;
   const ttlMs = (opts.cacheSeconds ?? 3600) * 1000;
-  const maxEntries = opts.cacheEntries ?? 10_000;
-  const cache = new Map<string, { value: string | null; expires: number }>();
+  const cache = opts.cache ?? memoryDiscoveryCache(opts.cacheEntries ?? 10_000);
   const inFlight = new Map<string, Promise<string | null>>();
 
   async function fetchAndFind(url: string): Promise<string | null> {
@@ -120,23 +124,24 @@ export function createDiscovery(opts: DiscoveryOptions): Discovery {
     }
   }
 
+  /** The kept result of `key`, else the page fetched and searched, its result then kept for the TTL. */
+  async function lookUp(key: string, href: string): Promise<string | null> {
+    const hit = await cache.get(key, now());
+    if (hit) return hit.value;
+    const value = await fetchAndFind(href);
+    const at = now();
+    await cache.set(key, value, at, at + ttlMs);
+    return value;
+  }
+
   return {
     async discover(url) {
       const parsed = parseHttpUrl(url);
       if (!parsed) return null;
       const key = urlKey(parsed);
-      const hit = cache.get(key);
-      if (hit && hit.expires > now()) return hit.value;
-      if (hit) cache.delete(key);
       const running = inFlight.get(key);
       if (running) return running;
-      const p = fetchAndFind(parsed.href)
-        .then((value) => {
-          cache.set(key, { value, expires: now() + ttlMs });
-          while (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
-          return value;
-        })
-        .finally(() => inFlight.delete(key));
+      const p = lookUp(key, parsed.href).finally(() => inFlight.delete(key));
       inFlight.set(key, p);
       return p;
     },

@@ -55,7 +55,7 @@ export class UnverifiedAddressError extends ForbiddenError {
 export async function verifyIdentity(
   s: Services,
   principal: Principal,
-  rawIdentity: unknown,
+  rawIdentity: string | undefined,
   username?: string,
 ): Promise<{ identity: string; claimedThingIds: number[] }> {
   if (principal.clientId === null)

@@ -85,6 +85,12 @@ export function parseThingIds(raw: unknown): ThingId | ThingId[] {
   return [...new Set(ids as ThingId[])];
 }
 
+/** A text parameter: its first value when repeated (a query string's value is text, or absent). */
+export const parseText = (raw: unknown): string | undefined => {
+  const v = single(raw);
+  return typeof v === 'string' ? v : undefined;
+};
+
 /** `x-wire` names of these parsers. */
 export const WIRE = {
   count: defineWire('count', parseCount),
@@ -94,6 +100,7 @@ export const WIRE = {
   tipThingId: defineWire('thingId.tips', (raw) => parseThingId(raw, 'tips')),
   subscriptionThingId: defineWire('thingId.subscriptions', (raw) => parseThingId(raw, 'subscriptions')),
   thingIds: defineWire('thingIds', parseThingIds),
+  text: defineWire('text', parseText),
 };
 
 /** The parsed query of a paged list. */

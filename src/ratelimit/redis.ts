@@ -1,5 +1,6 @@
 /**
- * The Redis connection of the rate limiter (`REDIS_URL`, ioredis 5; docs/adr/0008-rate-limits.md).
+ * The Redis connection of the rate limiter and the discovery cache (`REDIS_URL`, ioredis 5;
+ * docs/adr/0008-rate-limits.md, docs/adr/0029-cluster.md).
  * Commands are never queued while disconnected (`enableOfflineQueue: false`): during an outage the
  * limiter counts in memory at once instead of holding requests; ioredis reconnects by itself.
  */
@@ -36,12 +37,15 @@ export async function connectRedis(url: string, log: RedisLog): Promise<RedisCon
   const outage = (detail: string) => {
     if (!connected || closing || down) return;
     down = true;
-    log.warn({ detail }, 'Redis unavailable: rate limits are counted in memory per process until it is back');
+    log.warn(
+      { detail },
+      'Redis unavailable: rate limits and discovery results are kept in memory per process until it is back',
+    );
   };
   client.on('error', (err: Error) => outage(err.message));
   client.on('close', () => outage('connection closed'));
   client.on('ready', () => {
-    if (down) log.warn({}, 'Redis is back: rate limits are shared again');
+    if (down) log.warn({}, 'Redis is back: rate limits and discovery results are shared again');
     down = false;
   });
   try {

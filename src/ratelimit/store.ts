@@ -3,8 +3,10 @@
  * process's memory (memory.ts, counted synchronously), or — when `REDIS_URL` is set — in Redis,
  * shared by every instance, over one connection, counted by `rate-limiter-flexible`; during a Redis
  * outage each Redis counter falls back to memory (its `insuranceLimiter`) until ioredis has
- * reconnected.
+ * reconnected. The same connection and key prefix serve the other state instances share through
+ * Redis (the discovery cache, src/discovery/cache.ts).
  */
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisConnection, RedisLog } from './redis.ts';
 import { WindowCounts } from './memory.ts';
@@ -22,9 +24,19 @@ export class CounterStore {
   private constructor(
     /** `memory` or `redis`, for logs and docs */
     readonly kind: 'memory' | 'redis',
-    private readonly keyPrefix: string,
+    /** prefix of every key this store (and what shares its connection) writes (RATE_LIMIT_KEY_PREFIX) */
+    readonly keyPrefix: string,
     private readonly redis: RedisConnection | undefined,
   ) {}
+
+  /**
+   * The Redis connection when the counters live in Redis (undefined in memory), for the other
+   * state every instance shares; it is closed with the store. Commands on it fail at once while
+   * Redis is unreachable (no offline queue): callers fall back to memory then.
+   */
+  get redisClient(): Redis | undefined {
+    return this.redis?.client;
+  }
 
   /**
    * Opens the store. With `redisUrl` it connects first and fails when Redis cannot be reached.

@@ -44,6 +44,7 @@ import { exploreRoutes } from './routes/explore.ts';
 import { creatorRoutes } from './routes/creators.ts';
 import { sourceFile } from '../paths.ts';
 import { FAVICON_PATHS, siteAssetRoutes } from './routes/site-assets.ts';
+import { apiDocsRoutes } from './api-docs.ts';
 
 export interface WebOptions {
   services: Services;
@@ -99,6 +100,7 @@ function sendBarePage(reply: FastifyReply, status: number, message: string): Fas
  * GET /search · GET /explore · GET /category/:id · GET /tag/:tag (src/web/routes/explore.ts).
  * GET/POST /things/new · GET/POST /thing/:id/edit (src/web/routes/creators.ts).
  * GET /favicon.svg · GET /favicon.ico (src/web/routes/site-assets.ts).
+ * GET /docs/api: the API's wire-format document (src/web/api-docs.ts).
  * GET /apps/:clientId/secret · GET /apps/:clientId/delete · GET /authorized/:clientId/revoke: confirmation pages.
  */
 export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise<void> {
@@ -191,6 +193,7 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
   exploreRoutes(app, ctx);
   creatorRoutes(app, ctx);
   siteAssetRoutes(app);
+  apiDocsRoutes(app, ctx);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The HTML page of a markdown document, as `GET /docs/api` serves docs/api.md (src/web/api-docs.ts;
+ * The HTML of a markdown document, as `GET /docs/api` serves docs/api.md (src/web/api-docs.ts;
  * DECISIONS.md "Wire format": every `error_uri` points at an anchor of this page as a browser
  * renders it; docs/adr/0017-api-docs-page.md):
  * - to HTML by markdown-it with raw HTML off (any `<…>` in the markdown is shown as text, never
@@ -7,27 +7,31 @@
  * - every heading gets a GitHub-style id (markdown-it-anchor with github-slugger: lower-cased,
  *   punctuation dropped, spaces to `-`, a repeated heading `-1`, `-2`, …), the ids GitHub gives the
  *   same file, so `#rate-limits` works on GitHub and here alike;
- * - inside a page with the website's stylesheet (/static/site.css) and a contents list of the
- *   `##` sections; no script and no inline style (api-docs.ts sends a Content-Security-Policy that
- *   allows that stylesheet and nothing else).
+ * - a contents list of the `##` sections; code blocks and tables take the keyboard focus (they
+ *   may scroll sideways); no script and no inline style: the content goes into the website's
+ *   layout (src/web/views/docs.eta), under its Content-Security-Policy.
  */
 import MarkdownIt from 'markdown-it';
 import anchor from 'markdown-it-anchor';
 import { slug } from 'github-slugger';
 
-/** A rendered document: the whole HTML page, and the ids of its headings in document order. */
+/**
+ * A rendered document: its title (the first `#` heading, as text), the HTML of its content (the
+ * `#` heading, a contents list, the rest), and the ids of its headings in document order.
+ */
 export interface RenderedDocs {
+  title: string;
   html: string;
   ids: string[];
 }
 
 /**
- * Renders a markdown document to a complete HTML page: `<title>` from the first `#` heading,
- * GitHub-style heading ids, a contents list of the `##` headings after the `#` one. Raw HTML in
- * the markdown is escaped, not interpreted.
+ * Renders a markdown document to HTML content for the site's layout: title from the first `#`
+ * heading, GitHub-style heading ids, a contents list of the `##` headings after the `#` one. Raw
+ * HTML in the markdown is escaped, not interpreted.
  * @param markdown the document (UTF-8 text)
  */
-export function renderDocsPage(markdown: string): RenderedDocs {
+export function renderDocs(markdown: string): RenderedDocs {
   const ids: string[] = [];
   const sections: { id: string; title: string }[] = [];
   let title = 'Tipjar API';
@@ -43,6 +47,16 @@ export function renderDocsPage(markdown: string): RenderedDocs {
       if (token.tag === 'h2') sections.push({ id: info.slug, title: info.title });
     },
   });
+  // Code blocks and tables may scroll sideways on a narrow screen: they take the keyboard focus,
+  // so they can be scrolled without a mouse (WCAG 2.1.1).
+  md.renderer.rules.table_open = (tokens, idx, options, _env, self) => {
+    tokens[idx]!.attrSet('tabindex', '0');
+    return self.renderToken(tokens, idx, options);
+  };
+  for (const rule of ['fence', 'code_block'] as const) {
+    const render = md.renderer.rules[rule]!;
+    md.renderer.rules[rule] = (...args) => render(...args).replace(/^<pre>/, '<pre tabindex="0">');
+  }
   const escape = md.utils.escapeHtml;
   const body = md.render(markdown);
   const toc =
@@ -53,26 +67,6 @@ export function renderDocsPage(markdown: string): RenderedDocs {
           .join('')}</ol></nav>\n`;
   // The contents follow the page's heading (the first `</h1>`), or open the page when there is none.
   const end = body.indexOf('</h1>');
-  const main = end === -1 ? toc + body : body.slice(0, end + 5) + '\n' + toc + body.slice(end + 5);
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)} · Tipjar</title>
-<link rel="stylesheet" href="/static/site.css">
-<link rel="icon" href="/favicon.svg" type="image/svg+xml">
-</head>
-<body>
-<header class="top doc"><nav aria-label="Site">
-<a class="brand" href="/">Tipjar</a>
-<a href="/docs">API explorer</a>
-<a href="/openapi.json">OpenAPI</a>
-</nav></header>
-<main class="doc">
-${main}</main>
-</body>
-</html>
-`;
-  return { html, ids };
+  const html = end === -1 ? toc + body : body.slice(0, end + 5) + '\n' + toc + body.slice(end + 5);
+  return { title, html, ids };
 }

@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/index.ts';
@@ -22,7 +22,7 @@ import { tipThing } from '../../src/domain/tips.ts';
 import { embedSnippets } from '../../src/web/routes/embed.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { principalOf, uniqueName } from '../helpers/factories.ts';
-import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
+import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS, shoot } from '../helpers/browser.ts';
 import { freePort } from '../helpers/processes.ts';
 import { buildWebUser, PASSWORD } from '../helpers/web.ts';
 
@@ -69,13 +69,6 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: the button and the badge
     await app?.close();
     await database?.drop();
   });
-
-  async function shoot(page: Page, name: string): Promise<void> {
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
-      await page.screenshot({ path: new URL(`${name}-${width}.png`, SCREENSHOTS).pathname, fullPage: true });
-    }
-  }
 
   it('shows the badge, the framed button and the script buttons with counts; a click opens the thing page', async () => {
     const owner = await buildWebUser(services, { username: uniqueName('maker') });

@@ -4,7 +4,7 @@
  * (.ci/run installs it).
  */
 import { existsSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -33,4 +33,15 @@ export async function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+/**
+ * Full-page screenshots of `page` as it is, at 1280 px (800 high) and at 390 px (844 high: a
+ * phone), as SCREENSHOTS/<name>-1280.png and <name>-390.png; the viewport is left at 390 px.
+ */
+export async function shoot(page: Page, name: string): Promise<void> {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+    await page.screenshot({ path: new URL(`${name}-${width}.png`, SCREENSHOTS).pathname, fullPage: true });
+  }
 }

@@ -46,10 +46,10 @@ export class WebClient {
     );
   }
 
-  /** POST a form; `fields` go as given (include `_csrf` yourself, or use `submit`). */
+  /** POST a form; `fields` go as given (include `_csrf` yourself, or use `submit`; repeated fields as URLSearchParams). */
   async post(
     url: string,
-    fields: Record<string, string>,
+    fields: Record<string, string> | URLSearchParams,
     headers: Record<string, string> = {},
   ): Promise<LightMyRequestResponse> {
     return this.keep(

@@ -405,10 +405,10 @@ describe.each(ENGINES)('account data on %s', (engine) => {
 
       const done = await web.submit('/settings/delete', '/settings/delete', { password: PASSWORD, confirm: '1' });
       expect(done.statusCode).toBe(303);
-      expect(done.headers.location).toBe('/?done=deleted');
+      expect(done.headers.location).toBe('/');
       expect(web.cookies.has('tipjar_session')).toBe(false);
       await expect(getUser(s(), user.username)).rejects.toThrow(NotFoundError);
-      const home = html(await web.get('/?done=deleted'));
+      const home = html(await web.get('/'));
       expect(home).toContain('Your account was deleted.');
       expect(home).not.toContain('You are logged in');
       expect((await web.get('/settings/delete')).statusCode).toBe(302);

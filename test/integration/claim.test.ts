@@ -76,7 +76,7 @@ describe.each(ENGINES)('claim page on %s', (engine) => {
     expect(ready).toContain('<button type="submit">Claim</button>');
     const res = await browser.submit(page, `/claim/${encodeURIComponent(identity)}`);
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe(`/claim/${encodeURIComponent(identity)}?done=claimed`);
+    expect(res.headers.location).toBe(`/claim/${encodeURIComponent(identity)}`);
     expect(await owner(id)).toEqual({ owner_user_id: user.id, owner_identity: null, tips: 1 });
     expect(await accountBalance(t.db.database.db, { kind: 'earnings', userId: user.id })).toBe(120);
     expect(

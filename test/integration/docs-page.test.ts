@@ -16,18 +16,19 @@ import { API, bearer, buildTestApp, json, PUBLIC_URL, type TestApp } from '../he
 import { buildThing, buildUser, type TestUser } from '../helpers/factories.ts';
 import { DOCS_ANCHORS, errorUri } from '../../src/http/plugins/errors.ts';
 import type { DocsSection } from '../../src/domain/errors.ts';
+import { PAGE_HEADERS } from '../../src/web/render.ts';
 
 const DOCS = `${PUBLIC_URL}/docs/api`;
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 const MARKDOWN = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
 
-/** Every `id` attribute of an HTML document, and every same-page link (`href="#…"`). */
+/** Every heading's `id` in an HTML document, and every same-page link (`href="#…"`). */
 function idsAndLinks(html: string): { ids: string[]; links: string[] } {
   const ids: string[] = [];
   const links: string[] = [];
   const parser = new Parser({
-    onopentag(_name, attrs) {
-      if (attrs.id !== undefined) ids.push(attrs.id);
+    onopentag(name, attrs) {
+      if (attrs.id !== undefined && /^h[1-6]$/.test(name)) ids.push(attrs.id);
       if (attrs.href?.startsWith('#')) links.push(decodeURIComponent(attrs.href.slice(1)));
     },
   });
@@ -77,15 +78,20 @@ describe.each(ENGINES)('the docs page /docs/api on %s', (engine) => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers.vary).toBe('Accept');
-    expect(res.headers['content-security-policy']).toBe(
-      "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    );
+    expect(res.headers['content-security-policy']).toBe(PAGE_HEADERS['content-security-policy']);
+    expect(res.headers['content-security-policy']).not.toContain('script-src');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.body).toMatch(/^<!doctype html>\n<html lang="en">/);
     expect(res.body).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
     expect(res.body).toContain('<title>Tipjar API v2 — wire format and decisions · Tipjar</title>');
     expect(res.body).toContain('<link rel="stylesheet" href="/static/site.css">');
     expect(res.body).toContain('<nav class="toc" aria-label="Contents">');
+    // inside the site's layout: its header (search box, Explore, log-in), the document as <main class="doc">, its footer
+    expect(res.body).toContain('<form class="site-search" method="get" action="/search" role="search"');
+    expect(res.body).toContain('<a href="/explore">Explore</a>');
+    expect(res.body).toContain('<a href="/login">Log in</a>');
+    expect(res.body).toContain('<main class="doc">');
+    expect(res.body).toContain('<footer class="site">');
     expect(res.body).not.toMatch(/<script|<style|\son[a-z]+=/i);
     // The stylesheet it names is served, with the page's own rules.
     const css = await t.app.inject({ url: '/static/site.css' });

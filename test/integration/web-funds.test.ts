@@ -32,6 +32,8 @@ describe.each(ENGINES)('adding money on the website on %s', (engine) => {
   const balance = async (id: number) =>
     (await db().selectFrom('users').select('balance_cents').where('id', '=', id).executeTakeFirstOrThrow())
       .balance_cents;
+  const budgetOf = async (id: number) =>
+    (await db().selectFrom('users').select('budget_cents').where('id', '=', id).executeTakeFirstOrThrow()).budget_cents;
   const demoCredits = async (id: number) =>
     db()
       .selectFrom('ledger_transactions')
@@ -82,17 +84,17 @@ describe.each(ENGINES)('adding money on the website on %s', (engine) => {
     const fields = { _csrf: csrfOf(page), key: keyOf(page), amount: '10.50' };
     const first = await c.post('/funds', fields);
     expect(first.statusCode).toBe(303);
-    expect(first.headers.location).toBe('/funds?done=funded');
+    expect(first.headers.location).toBe('/funds');
     expect(await balance(user.id)).toBe(1050);
     const again = await c.post('/funds', fields);
     expect(again.statusCode).toBe(303);
-    expect(again.headers.location).toBe('/funds?done=funded');
+    expect(again.headers.location).toBe('/funds');
     expect(await balance(user.id)).toBe(1050);
     const credits = await demoCredits(user.id);
     expect(credits).toHaveLength(1);
     expect(credits[0]).toMatchObject({ kind: 'funding', description: `demo (simulated) funding of ${user.username}` });
 
-    const done = html(await c.get('/funds?done=funded'));
+    const done = html(await c.get('/funds'));
     expect(done).toContain('The money was added to your balance.');
     expect(done).toContain('<dt>Balance</dt><dd>€10.50</dd>');
     const second = await c.post('/funds', { _csrf: csrfOf(done), key: keyOf(done), amount: '7' });
@@ -187,7 +189,7 @@ describe.each(ENGINES)('adding money on the website on %s', (engine) => {
 
     const res = await c.submit('/settings', '/settings/budget', { budget: '7.5' });
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe('/settings?done=budget');
+    expect(res.headers.location).toBe('/settings');
     const row = await db()
       .selectFrom('users')
       .select('budget_cents')
@@ -223,8 +225,58 @@ describe.each(ENGINES)('adding money on the website on %s', (engine) => {
     const id = await buildThing(t.services, owner);
     const body = html(await c.submit(`/thing/${id}`, `/thing/${id}/tip`), 401);
     expect(body).toContain('You have no means to tip yet');
-    expect(body).toContain('<a href="/funds">Add money</a>');
+    expect(body).toContain(`<a href="/funds?return_to=%2Fthing%2F${id}">Add money</a>`);
     expect(body).toContain('<a href="/settings#money">Monthly budget in Settings</a>');
+  });
+
+  it('money and a budget in one form, then back to the thing that was refused: the tip goes through', async () => {
+    const { user, c } = await loggedIn({ funded: false });
+    const owner = await buildUser(t.services);
+    const id = await buildThing(t.services, owner);
+    const page = html(await c.get(`/funds?return_to=${encodeURIComponent(`/thing/${id}`)}`));
+    expect(page).toContain(`<input type="hidden" name="return_to" value="/thing/${id}">`);
+    expect(page).toContain('<label for="budget">Monthly budget in EUR</label>');
+    const res = await c.post('/funds', {
+      _csrf: csrfOf(page),
+      key: keyOf(page),
+      amount: '10.00',
+      budget: '4.50',
+      return_to: `/thing/${id}`,
+    });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe(`/thing/${id}`);
+    expect(await balance(user.id)).toBe(1000);
+    expect(await budgetOf(user.id)).toBe(450);
+    const back = html(await c.get(`/thing/${id}`));
+    expect(back).toContain('The money was added to your balance and your monthly budget was saved.');
+    const tip = await c.submit(`/thing/${id}`, `/thing/${id}/tip`);
+    expect(tip.statusCode).toBe(303);
+    expect(html(await c.get(`/thing/${id}`))).toContain('Thank you — you tipped this thing.');
+    // the budget field now shows the budget; an empty one keeps it
+    const again = html(await c.get('/funds'));
+    expect(again).toContain('<label for="budget">Monthly budget in EUR (now €4.50)</label>');
+    expect(again).toContain('name="budget" value="4.50"');
+    await c.post('/funds', { _csrf: csrfOf(again), key: keyOf(again), amount: '1.00', budget: '' });
+    expect(await budgetOf(user.id)).toBe(450);
+    expect(await balance(user.id)).toBe(1100);
+  });
+
+  it('a bad budget adds no money; another site as return_to goes back to /funds', async () => {
+    const { user, c } = await loggedIn({ funded: false });
+    const page = html(await c.get('/funds'));
+    const refused = html(
+      await c.post('/funds', { _csrf: csrfOf(page), key: keyOf(page), amount: '10.00', budget: '5.001' }),
+      400,
+    );
+    expect(refused).toContain('The monthly budget must be a number from 0 to');
+    expect(refused).toContain('name="budget" value="5.001"');
+    expect(await balance(user.id)).toBe(0);
+    expect(await budgetOf(user.id)).toBe(0);
+    const fields = { _csrf: csrfOf(refused), key: keyOf(refused), amount: '2.00', return_to: 'https://evil.example/' };
+    expect((await c.post('/funds', fields)).headers.location).toBe('/funds');
+    expect(html(await c.get('/funds?return_to=//evil.example/'))).toContain(
+      '<input type="hidden" name="return_to" value="/funds">',
+    );
   });
 });
 

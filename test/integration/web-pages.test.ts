@@ -100,8 +100,9 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       };
       const res = await c.submit('/settings', '/settings', fields);
       expect(res.statusCode).toBe(303);
-      expect(res.headers.location).toBe('/settings?done=profile');
-      expect(html(await c.get('/settings?done=profile'))).toContain('Your profile was saved.');
+      expect(res.headers.location).toBe('/settings');
+      expect(html(await c.get('/settings'))).toContain('Your profile was saved.');
+      expect(html(await c.get('/settings')), 'the notice shows once').not.toContain('Your profile was saved.');
       const row = await userRow(user.id);
       expect(row).toMatchObject({
         firstname: 'Ada',
@@ -151,9 +152,9 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       const { user, c } = await loggedIn();
       const res = await c.submit('/settings', '/settings/budget', { budget_cents: '750' });
       expect(res.statusCode).toBe(303);
-      expect(res.headers.location).toBe('/settings?done=budget');
+      expect(res.headers.location).toBe('/settings');
       expect((await userRow(user.id)).budget_cents).toBe(750);
-      const body = html(await c.get('/settings?done=budget'));
+      const body = html(await c.get('/settings'));
       expect(body).toContain('Your monthly budget was saved.');
       expect(body).toContain('<dt>Monthly budget</dt><dd>€7.50</dd>');
     });
@@ -166,7 +167,7 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect((await c.submit(`/thing/${id}`, `/thing/${id}/tip`)).statusCode).toBe(303);
       expect((await c.submit('/settings', '/settings/budget', { budget_cents: '0' })).statusCode).toBe(303);
       expect((await userRow(user.id)).budget_cents).toBe(0);
-      const body = html(await c.get('/settings?done=budget'));
+      const body = html(await c.get('/settings'));
       expect(body).toContain('<dt>Monthly budget</dt><dd>€0.00</dd>');
       expect(body).toContain('<dt>Budget of this month</dt><dd>€5.00 (fixed at your first tip this month)</dd>');
       expect(body).toContain('once you have tipped this month, a change applies from next month');
@@ -271,8 +272,9 @@ describe.each(ENGINES)('website pages on %s', (engine) => {
       expect(body).toContain('<a href="/tag/music">music</a> <a href="/tag/free">free</a>');
       expect(body).toContain('<p>About it</p>');
       expect(body).toContain('<dt>Tips</dt><dd>0</dd>');
+      expect(body).toContain(`<a class="button" href="/signup?return_to=%2Fthing%2F${id}">Sign up to tip</a>`);
       expect(body).toContain(
-        `<a href="/login?return_to=%2Fthing%2F${id}">Log in</a> to tip this thing or subscribe to it.`,
+        `or <a href="/login?return_to=%2Fthing%2F${id}">log in</a> to tip this thing or subscribe to it.`,
       );
       expect(body).not.toContain(`action="/thing/${id}/tip"`);
     });

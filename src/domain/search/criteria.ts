@@ -8,7 +8,7 @@ import type { Database } from '../../db/transaction.ts';
 import type { SearchCriteria, SearchSort } from '../../db/repositories/search.ts';
 import { findUserByUsername } from '../../db/repositories/users.ts';
 import { InvalidParametersError } from '../errors.ts';
-import { hasForbiddenCharacters, single } from '../input.ts';
+import { hasForbiddenCharacters } from '../input.ts';
 import type { PageRequest } from '../records.ts';
 import { isCategory, isLanguage } from '../reference.ts';
 import { parseTagExpression } from '../tag-expression.ts';
@@ -32,14 +32,25 @@ const MAX_LIST_IDS = 50;
 /** A word of `query`: a run of letters, combining marks and digits (what both full-text indexes tokenise as one word). */
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
-/** The raw query parameters of `GET /things/search` (strings, possibly repeated). */
-export type SearchParameters = Record<string, unknown>;
-
-function text(params: SearchParameters, name: string): string | undefined {
-  const v = single(params[name]);
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new InvalidParametersError(`${name} must be a string`, 'search');
-  return v;
+/**
+ * What a search asks for, as given (api-v2.md `GET /things/search`; each value text, validated and
+ * parsed by CriteriaMaker.make; undefined or empty: not given).
+ */
+export interface SearchFilters {
+  /** words, all required, over title, description, tags and url */
+  query?: string;
+  /** an absolute http(s) URL: only the thing registered for it */
+  url?: string;
+  /** a tag expression (tag-expression.ts) */
+  tags?: string;
+  /** a comma list of language ids */
+  language?: string;
+  /** a comma list of category ids */
+  category?: string;
+  /** a username: only their things */
+  user?: string;
+  /** one of SEARCH_SORTS (default `relevance`) */
+  sort?: string;
 }
 
 /**
@@ -120,7 +131,7 @@ export class CriteriaMaker {
    *   query too long.
    */
   async make(
-    params: SearchParameters,
+    params: SearchFilters,
     page: PageRequest,
     now: number,
     viewerUserId: number | undefined,
@@ -139,16 +150,15 @@ export class CriteriaMaker {
 
 /**
  * The key of `params` and `page` among the kept criteria: their values, each after a NUL, or
- * undefined — the search is then parsed every time — when a value holds a NUL, is repeated or is
- * not a string, or `user` is given (a name looked up in the database, and users come and go).
+ * undefined — the search is then parsed every time — when a value holds a NUL, or `user` is given (a name looked up in the database, and users come and go).
  */
-function parsedKey(params: SearchParameters, page: PageRequest): string | undefined {
+function parsedKey(params: SearchFilters, page: PageRequest): string | undefined {
   if (params.user !== undefined) return undefined;
   let key = `${page.page}\u0000${page.count}`;
   for (const name of PARSED_PARAMETERS) {
     const v = params[name];
     if (v === undefined) key += '\u0000\u0001';
-    else if (typeof v === 'string' && !v.includes('\u0000')) key += `\u0000=${v}`;
+    else if (!v.includes('\u0000')) key += `\u0000=${v}`;
     else return undefined;
   }
   return key;
@@ -157,16 +167,16 @@ function parsedKey(params: SearchParameters, page: PageRequest): string | undefi
 /** Validates and parses the parameters of a search but the viewer (see CriteriaMaker.make); `now` in Unix seconds. */
 async function parseCriteria(
   database: Database,
-  params: SearchParameters,
+  params: SearchFilters,
   page: PageRequest,
   now: number,
 ): Promise<SearchCriteria> {
   const criteria: SearchCriteria = { ...page, sort: 'relevance', now };
 
-  const words = queryWords(text(params, 'query'));
+  const words = queryWords(params.query);
   if (words) criteria.words = words;
 
-  const rawUrl = text(params, 'url')?.trim();
+  const rawUrl = params.url?.trim();
   if (rawUrl) {
     const parsed = parseHttpUrl(rawUrl);
     if (!parsed)
@@ -177,18 +187,18 @@ async function parseCriteria(
     criteria.urlKey = urlKey(parsed);
   }
 
-  const tags = text(params, 'tags');
+  const tags = params.tags;
   if (tags !== undefined) {
     const expression = parseTagExpression(tags);
     if (expression) criteria.tags = expression;
   }
 
-  const languages = idList(text(params, 'language'), 'language', isLanguage);
+  const languages = idList(params.language, 'language', isLanguage);
   if (languages) criteria.languages = languages;
-  const categories = idList(text(params, 'category'), 'category', isCategory);
+  const categories = idList(params.category, 'category', isCategory);
   if (categories) criteria.categories = categories;
 
-  const sort = text(params, 'sort')?.trim();
+  const sort = params.sort?.trim();
   if (sort) {
     if (!(SEARCH_SORTS as readonly string[]).includes(sort)) {
       throw new InvalidParametersError(`sort must be one of ${SEARCH_SORTS.join(', ')}`, 'search');
@@ -196,7 +206,7 @@ async function parseCriteria(
     criteria.sort = sort as SearchSort;
   }
 
-  const username = text(params, 'user')?.trim();
+  const username = params.user?.trim();
   if (username) {
     const user =
       hasForbiddenCharacters(username) || username.length > 64

@@ -14,11 +14,11 @@ import { findThingsByIds } from '../../db/repositories/things.ts';
 import type { Clock } from '../clock.ts';
 import type { PageRequest, Principal, ThingRecord } from '../records.ts';
 import { ChangeLog } from './change-log.ts';
-import { CriteriaMaker, type SearchParameters } from './criteria.ts';
+import { CriteriaMaker, type SearchFilters } from './criteria.ts';
 import { SearchRenderCache, type RenderBasis } from './rendered.ts';
 import { SearchCache, type SearchCacheStats } from './result-cache.ts';
 
-export { MAX_QUERY_LENGTH, MAX_QUERY_WORDS, queryWords, SEARCH_SORTS, type SearchParameters } from './criteria.ts';
+export { MAX_QUERY_LENGTH, MAX_QUERY_WORDS, queryWords, SEARCH_SORTS, type SearchFilters } from './criteria.ts';
 export type { SearchCacheStats } from './result-cache.ts';
 
 export interface SearchOptions {
@@ -97,13 +97,13 @@ export class Search {
    * `GET /things/search`: one page of the things matching `params`, ranked (see
    * db/repositories/search.ts searchThingIds for the orders), as seen by `viewer` (their own
    * hidden things are included; undefined: anonymous).
-   * @param params the raw query parameters (criteria.ts CriteriaMaker.make lists them)
+   * @param params what the search asks for (criteria.ts SearchFilters; CriteriaMaker.make checks them)
    * @param page `count` (1–100) and 1-based `page`, already validated
    * @throws InvalidParametersError (400 `invalid_parameters`) for a malformed tags expression, an
    *   unknown language, category, user or sort, a bad url, a query too long. Nothing is written.
    */
   async find(
-    params: SearchParameters,
+    params: SearchFilters,
     page: PageRequest,
     viewer: Principal | undefined,
     options: FindOptions,

@@ -32,7 +32,7 @@ import { chooseFormat, registerFormats, routeFormats, type RouteFormats } from '
 
 /** What the pipeline needs to know of a route, resolved once. */
 interface RouteSettings {
-  /** undefined: an unknown path (no format to negotiate) */
+  /** undefined: an unknown path, the not-found handler (no format to negotiate) */
   formats: RouteFormats | undefined;
   rateLimited: boolean;
 }
@@ -41,10 +41,13 @@ interface RouteSettings {
 const SETTINGS = Symbol('tipjar.api-route');
 type WithSettings = FastifyContextConfig & { [SETTINGS]?: RouteSettings };
 
-const settingsOf = (config: FastifyContextConfig & { url?: string }): RouteSettings => ({
-  formats: config.url === undefined ? undefined : routeFormats(config),
+const settingsOf = (config: FastifyContextConfig): RouteSettings => ({
+  formats: routeFormats(config),
   rateLimited: config.rateLimit !== false,
 });
+
+/** The settings of the not-found handler (the one route onRoute does not see): counted, no formats. */
+const NOT_FOUND: RouteSettings = { formats: undefined, rateLimited: true };
 
 /**
  * Registers the pipeline on `api` (the /rest/v2 instance, before its routes): the request
@@ -58,7 +61,7 @@ export function registerApiPipeline(api: FastifyInstance, deps: { services: Serv
 
   api.addHook('onRoute', (route) => {
     const config: WithSettings = { ...route.config };
-    config[SETTINGS] = settingsOf({ ...config, url: route.url });
+    config[SETTINGS] = settingsOf(config);
     route.config = config;
   });
 
@@ -104,10 +107,7 @@ export function registerApiPipeline(api: FastifyInstance, deps: { services: Serv
   };
 
   api.addHook('onRequest', (request, reply, done) => {
-    const config = request.routeOptions.config as WithSettings;
-    let settings = config[SETTINGS];
-    // The not-found handler's config is not seen by onRoute: resolved on its first request.
-    if (settings === undefined) config[SETTINGS] = settings = settingsOf(config);
+    const settings = (request.routeOptions.config as WithSettings)[SETTINGS] ?? NOT_FOUND;
     const token = bearerToken(request);
     if (token === undefined) return count(request, reply, settings, done);
     resolveToken(services, token).then(

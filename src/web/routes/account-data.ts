@@ -12,6 +12,7 @@ import { minutesText, type WebContext } from '../context.ts';
 import { usernameKey } from '../limits.ts';
 import { endSession } from '../sessions.ts';
 import { field, formOf, toLogin } from './form.ts';
+import { redirectWithFlash } from '../flash.ts';
 
 /** Registers GET /settings/export and GET/POST /settings/delete on the website plugin. */
 export function accountDataRoutes(app: FastifyInstance, ctx: WebContext): void {
@@ -54,7 +55,7 @@ export function accountDataRoutes(app: FastifyInstance, ctx: WebContext): void {
   /**
    * POST /settings/delete — fields password, confirm (checkbox, must be sent), _csrf.
    * Success: the account is deleted (deleteAccount), the session cookie cleared, 303 to
-   * `/?done=deleted` (the home page then says the account was deleted).
+   * `/` with the one-time notice `deleted` (the home page then says the account was deleted).
    * Refusals show the confirmation page again with the reason, nothing changed: without `confirm`
    * 400; a wrong password 403; over RATE_LIMIT_PASSWORD_FORMS submissions from the client IP in
    * the hour, or over the failed log-in limits of the account (the same counts as log-in), 429
@@ -97,6 +98,6 @@ export function accountDataRoutes(app: FastifyInstance, ctx: WebContext): void {
     await ctx.limits.logins.succeeded(account, request.ip);
     await deleteAccount(s, session.userId);
     await endSession(s, request, reply, ctx.secure);
-    return reply.code(303).redirect('/?done=deleted');
+    return redirectWithFlash(reply, '/', 'deleted', ctx.secure);
   });
 }

@@ -16,6 +16,7 @@ import { usernameKey } from '../limits.ts';
 import { safeReturnPath } from '../return-path.ts';
 import { endSession, startSession } from '../sessions.ts';
 import { field, formOf, noticeOf } from './form.ts';
+import { redirectWithFlash } from '../flash.ts';
 
 /** Registers GET/POST /signup, GET/POST /login and POST /logout on the website plugin. */
 export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
@@ -50,7 +51,7 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
 
   /**
    * POST /signup — fields username, email, password (≥ 8 characters), return_to, _csrf.
-   * Success: the account (registerUser), a new session, 303 to return_to (or `/?done=welcome`).
+   * Success: the account (registerUser), a new session, 303 to return_to (or `/` with the one-time notice `welcome`).
    * Invalid input or a taken username: 400 with the form and the reason; nothing is written.
    * Over RATE_LIMIT_PASSWORD_FORMS submissions or RATE_LIMIT_SIGNUPS accounts from the client IP
    * in the hour: 429 with `Retry-After`, nothing written. Hashing queue full: 503 with
@@ -85,7 +86,7 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
     }
     await ctx.limits.signups.hit(network);
     await startSession(s, request, reply, user, ctx.secure);
-    return reply.code(303).redirect(returnTo === '/' ? '/?done=welcome' : returnTo);
+    return redirectWithFlash(reply, returnTo, 'welcome', ctx.secure);
   });
 
   /** GET /login — the log-in form (`?return_to=` kept); logged-in visitors go on to return_to. */
@@ -133,9 +134,9 @@ export function accountRoutes(app: FastifyInstance, ctx: WebContext): void {
     return reply.code(303).redirect(returnTo);
   });
 
-  /** POST /logout — deletes the session row, clears the cookie, 303 to `/login?done=loggedout`. */
+  /** POST /logout — deletes the session row, clears the cookie, 303 to `/login` with the one-time notice `loggedout`. */
   app.post('/logout', async (request, reply) => {
     await endSession(s, request, reply, ctx.secure);
-    return reply.code(303).redirect('/login?done=loggedout');
+    return redirectWithFlash(reply, '/login', 'loggedout', ctx.secure);
   });
 }

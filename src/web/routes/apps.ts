@@ -20,6 +20,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { isScope } from '../../domain/scopes.ts';
 import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
+import { redirectWithFlash } from '../flash.ts';
 
 /** A scope in plain words (SCOPE_DESCRIPTIONS), or the scope's name for an unknown one. */
 export function describeScope(scope: string): string {
@@ -167,7 +168,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
   /**
    * POST /apps/:clientId/redirect-uris — fields redirect_uris (exact redirect URIs, one per line;
    * empty removes them all, so any https URI in the callback domain matches again), _csrf.
-   * Success: 303 to `/apps?done=redirect-uris`. Invalid: 400 with the page, the reason and that
+   * Success: 303 to `/apps` with the one-time notice `redirect-uris`. Invalid: 400 with the page, the reason and that
    * client's form open with the text sent; nothing changed. Not the user's client, or unknown → 404 page.
    */
   app.post<{ Params: { clientId: string } }>('/apps/:clientId/redirect-uris', async (request, reply) => {
@@ -188,7 +189,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
       }
       throw err;
     }
-    return reply.code(303).redirect('/apps?done=redirect-uris');
+    return redirectWithFlash(reply, '/apps', 'redirect-uris', ctx.secure);
   });
 
   /**
@@ -233,7 +234,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
 
   /**
    * POST /apps/:clientId/delete — fields confirm (from the confirmation page), _csrf. Deletes the
-   * client and revokes every token issued to it (one transaction); 303 to `/apps?done=deleted`.
+   * client and revokes every token issued to it (one transaction); 303 to `/apps` with the one-time notice `deleted`.
    * Without `confirm`: 400 with the confirmation page, nothing changed. Not the user's client, or
    * unknown → 404 page.
    */
@@ -246,7 +247,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
       return renderConfirm(request, reply, deletePage(client), 400);
     }
     await deleteClient(s, request.params.clientId, userId);
-    return reply.code(303).redirect('/apps?done=deleted');
+    return redirectWithFlash(reply, '/apps', 'deleted', ctx.secure);
   });
 
   /** GET /authorized — the applications the user granted access to, with the scopes in plain words. */
@@ -276,7 +277,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
   /**
    * POST /authorized/:clientId/revoke — fields confirm (from the confirmation page), _csrf. Revokes
    * every token the user granted to the client: they answer 401 from then on. 303 to
-   * `/authorized?done=revoked`. Without `confirm`: 400 with the confirmation page (404 page when
+   * `/authorized` with the one-time notice `revoked`. Without `confirm`: 400 with the confirmation page (404 page when
    * the user has not authorized that client), nothing changed. Unknown client → 404 page.
    */
   app.post<{ Params: { clientId: string } }>('/authorized/:clientId/revoke', async (request, reply) => {
@@ -288,7 +289,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
       return renderConfirm(request, reply, revokePage(granted), 400);
     }
     await revokeAuthorization(s, userId, request.params.clientId);
-    return reply.code(303).redirect('/authorized?done=revoked');
+    return redirectWithFlash(reply, '/authorized', 'revoked', ctx.secure);
   });
 
   /** The client `clientId` among the applications the user authorized, or undefined. */

@@ -16,7 +16,8 @@ import { getUserById } from '../../domain/users.ts';
 import { ForbiddenError, NotFoundError } from '../../domain/errors.ts';
 import type { Services } from '../../domain/services.ts';
 import type { WebContext } from '../context.ts';
-import { field, noticeOf, toLogin } from './form.ts';
+import { noticeOf, toLogin } from './form.ts';
+import { redirectWithFlash } from '../flash.ts';
 
 /** Pending things listed on the page, at most. */
 const LISTED = 50;
@@ -29,6 +30,10 @@ async function userOf(s: Services, userId: number) {
   });
 }
 
+/** The claim page's own notices (src/web/routes/form.ts noticeOf). */
+const CLAIM_NOTICES = { claimed: 'Claimed: these things and their tips are now yours.' };
+
+/** Registers the claim pages (GET /claim/:identity, its owner variant, POST /claim/:identity) on the website plugin. */
 export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 
@@ -76,10 +81,7 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
 
   /** GET /claim/:identity — the pending things of the identity and what the visitor can do. */
   app.get<{ Params: { identity: string } }>('/claim/:identity', async (request, reply) => {
-    const notice =
-      field(request.query as Record<string, unknown>, 'done') === 'claimed'
-        ? 'Claimed: these things and their tips are now yours.'
-        : noticeOf(request);
+    const notice = noticeOf(request, CLAIM_NOTICES);
     return show(request, reply, request.params.identity, '', notice);
   });
 
@@ -91,7 +93,7 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
 
   /**
    * POST /claim/:identity — field _csrf. Log-in required. Only for `email:` identities whose hash
-   * is the MD5 of the user's verified address: 303 to `/claim/<identity>?done=claimed`; otherwise
+   * is the MD5 of the user's verified address: 303 to `/claim/<identity>` with the one-time notice `claimed`; otherwise
    * (another address, an address not verified yet, an identity held by another account) the page
    * again with 403 and nothing changed.
    */
@@ -112,6 +114,6 @@ export function claimRoutes(app: FastifyInstance, ctx: WebContext): void {
       throw err;
     }
     if (claimed === null) return show(request, reply, id.identity, '', undefined, 403);
-    return reply.code(303).header('cache-control', 'no-store').redirect(`${path}?done=claimed`);
+    return redirectWithFlash(reply.header('cache-control', 'no-store'), path, 'claimed', ctx.secure);
   });
 }

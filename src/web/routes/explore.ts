@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidParametersError, NotFoundError } from '../../domain/errors.ts';
 import { CATEGORIES, LANGUAGES, isCategory } from '../../domain/reference.ts';
-import { SEARCH_SORTS, type SearchParameters } from '../../domain/search/index.ts';
+import { SEARCH_SORTS, type SearchFilters } from '../../domain/search/index.ts';
 import { tagDelimiterIn } from '../../domain/tag-expression.ts';
 import { listPopularTags } from '../../domain/things.ts';
 import { listRecentTips } from '../../domain/tips.ts';
@@ -80,7 +80,7 @@ export async function findUserThings(
 /** Page `page` (`count` a page) of the things matching `params`, as `viewer` sees them. */
 async function findThings(
   s: Services,
-  params: SearchParameters,
+  params: SearchFilters,
   page: number,
   viewer: Principal | undefined,
   count = LIST_PAGE_SIZE,
@@ -98,7 +98,7 @@ export function exploreRoutes(app: FastifyInstance, ctx: WebContext): void {
   const viewerOf = (request: FastifyRequest): Principal | undefined =>
     request.webSession && sessionPrincipal(request.webSession);
 
-  const find = (params: SearchParameters, page: number, viewer: Principal | undefined, count?: number) =>
+  const find = (params: SearchFilters, page: number, viewer: Principal | undefined, count?: number) =>
     findThings(s, params, page, viewer, count);
 
   /**
@@ -110,7 +110,7 @@ export function exploreRoutes(app: FastifyInstance, ctx: WebContext): void {
     reply: FastifyReply,
     path: string,
     heading: string,
-    params: SearchParameters,
+    params: SearchFilters,
     searchHref: string | undefined,
   ) {
     const query = request.query as Record<string, unknown>;

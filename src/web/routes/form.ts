@@ -15,7 +15,7 @@ export function field(source: Record<string, unknown>, name: string): string {
   return typeof first === 'string' ? first : '';
 }
 
-/** Confirmation notices after a redirect (`?done=…`): fixed texts, never the visitor's input. */
+/** Confirmation notices after a redirect (src/web/flash.ts): fixed texts, never the visitor's input. */
 const NOTICES: Record<string, string> = {
   welcome: 'Welcome to Tipjar! Your account is ready.',
   profile: 'Your profile was saved.',
@@ -34,6 +34,8 @@ const NOTICES: Record<string, string> = {
   'verify-done': 'Your e-mail address is verified already.',
   'verify-none': 'Your account has no e-mail address to verify.',
   notices: 'Your e-mail notices were saved.',
+  funded: 'The money was added to your balance.',
+  'funded-budget': 'The money was added to your balance and your monthly budget was saved.',
   'thing-deleted': 'The thing was deleted.',
   'thing-created': 'Your thing was added. People can tip it now.',
   'thing-saved': 'Your changes were saved.',

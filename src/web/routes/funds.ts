@@ -7,21 +7,22 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
-import { getMoneySummary } from '../../domain/money/account.ts';
-import { addFunds, MAX_FUNDING_CENTS, parseFundingAmount } from '../../domain/money/funding.ts';
+import { getMoneySummary, setMonthlyBudget } from '../../domain/money/account.ts';
+import { addFunds, MAX_FUNDING_CENTS, parseBudgetUnits, parseFundingAmount } from '../../domain/money/funding.ts';
+import { MAX_BUDGET_CENTS } from '../../domain/money/means.ts';
 import { websiteProvider } from '../../domain/money/provider.ts';
 import type { WebContext } from '../context.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
-
-/** The page's own confirmation (`?done=funded`). */
-const FUNDS_NOTICES: Record<string, string> = {
-  funded: 'The money was added to your balance.',
-};
+import { redirectWithFlash } from '../flash.ts';
+import { safeReturnPath } from '../return-path.ts';
 
 /** A fresh idempotency key for one rendering of the form (base64url, 24 characters). */
 function newKey(): string {
   return randomBytes(18).toString('base64url');
 }
+
+/** Where the funds page is. */
+const FUNDS_PATH = '/funds';
 
 /** Registers GET /funds and POST /funds on the website plugin. */
 export function fundsRoutes(app: FastifyInstance, ctx: WebContext): void {
@@ -30,14 +31,15 @@ export function fundsRoutes(app: FastifyInstance, ctx: WebContext): void {
 
   /**
    * Renders the funds page for `userId`: balance and monthly budget, whether the money is
-   * simulated, and (when a provider is on) the form with `extra.amount` as typed and an
-   * idempotency key (`extra.key`, else a new one).
+   * simulated, and (when a provider is on) the form with `extra.amount` and `extra.budget` as
+   * typed (the budget defaults to the current one when above 0), `extra.returnTo` (where a
+   * success goes) and an idempotency key (`extra.key`, else a new one).
    */
   async function render(
     request: FastifyRequest,
     reply: FastifyReply,
     userId: number,
-    extra: { error?: string; notice?: string; amount?: string; key?: string },
+    extra: { error?: string; notice?: string; amount?: string; budget?: string; key?: string; returnTo: string },
     status = 200,
   ): Promise<FastifyReply> {
     const money = await getMoneySummary(s, userId);
@@ -51,6 +53,7 @@ export function fundsRoutes(app: FastifyInstance, ctx: WebContext): void {
         enabled: provider !== undefined,
         simulated: provider?.simulated ?? false,
         maxCents: MAX_FUNDING_CENTS,
+        maxBudget: MAX_BUDGET_CENTS,
         amount: '',
         ...extra,
         key: extra.key ?? newKey(),
@@ -59,27 +62,40 @@ export function fundsRoutes(app: FastifyInstance, ctx: WebContext): void {
     );
   }
 
+  /** The same-site path a funds form returns to: `return_to` when safe and not /funds itself, else /funds. */
+  const returnOf = (raw: string) => {
+    const path = raw === '' ? FUNDS_PATH : safeReturnPath(raw, ctx.config.siteUrl);
+    return path === '/' ? FUNDS_PATH : path;
+  };
+
   /**
    * GET /funds — the balance, the monthly budget and the form that adds money (fields `amount` in
-   * currency units, e.g. `10.00`; hidden `key`, a fresh idempotency key; `_csrf`). With
-   * PAYMENT_PROVIDER=demo the page says the money is simulated; with `none` it has no form and
-   * says the operator adds funds. `?done=funded` shows the confirmation. Log-in required.
+   * currency units, e.g. `10.00`; `budget`, the monthly budget in currency units, optional; hidden
+   * `key`, a fresh idempotency key; hidden `return_to`, from the query's `return_to`; `_csrf`).
+   * With PAYMENT_PROVIDER=demo the page says the money is simulated; with `none` it has no form
+   * and says the operator adds funds. The one-time notice `funded` shows the confirmation.
+   * Log-in required.
    */
-  app.get('/funds', async (request, reply) => {
+  app.get<{ Querystring: { return_to?: unknown } }>(FUNDS_PATH, async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply);
-    return render(request, reply, request.webSession.userId, { notice: noticeOf(request, FUNDS_NOTICES) });
+    const returnTo = returnOf(field(request.query as Record<string, unknown>, 'return_to'));
+    return render(request, reply, request.webSession.userId, { notice: noticeOf(request), returnTo });
   });
 
   /**
    * POST /funds — fields `amount` (currency units: more than 0, at most 1000.00, at most two
-   * decimals after a point), `key` (the form's idempotency key, 16–64 base64url characters), `_csrf`.
-   * Credits the amount through the provider once per (user, key): a form sent again changes
-   * nothing more. Success: 303 to `/funds?done=funded`. A bad amount or key: 400, the form again
-   * with the reason, nothing credited. PAYMENT_PROVIDER=none: 403 page, nothing credited.
-   * Not logged in: to the log-in page, then back to /funds.
+   * decimals after a point), `budget` (optional: the monthly budget in currency units, 0 to
+   * MAX_BUDGET_CENTS/100; empty leaves the budget as it is), `key` (the form's idempotency key,
+   * 16–64 base64url characters), `return_to` (a same-site path; default /funds), `_csrf`.
+   * Both amounts are checked before anything is written. Credits the amount through the provider
+   * once per (user, key): a form sent again credits nothing more; then sets the budget when given.
+   * Success: 303 to return_to with the one-time notice `funded` (or `funded-budget`). A bad
+   * amount, budget or key: 400, the form again with the reason, nothing written.
+   * PAYMENT_PROVIDER=none: 403 page, nothing credited. Not logged in: to the log-in page, then
+   * back to /funds.
    */
-  app.post('/funds', async (request, reply) => {
-    if (!request.webSession) return toLogin(request, reply, '/funds');
+  app.post(FUNDS_PATH, async (request, reply) => {
+    if (!request.webSession) return toLogin(request, reply, FUNDS_PATH);
     if (!provider) {
       return ctx.errorPage(
         request,
@@ -91,18 +107,22 @@ export function fundsRoutes(app: FastifyInstance, ctx: WebContext): void {
     }
     const form = formOf(request);
     const amount = field(form, 'amount');
+    const budget = field(form, 'budget').trim();
     const key = field(form, 'key');
+    const returnTo = returnOf(field(form, 'return_to'));
     const { userId, username } = request.webSession;
     try {
       const cents = parseFundingAmount(amount);
+      const budgetCents = budget === '' ? undefined : parseBudgetUnits(budget);
       await addFunds(s, provider, { userId, username, cents, key });
+      if (budgetCents !== undefined) await setMonthlyBudget(s, userId, budgetCents);
+      return redirectWithFlash(reply, returnTo, budgetCents === undefined ? 'funded' : 'funded-budget', ctx.secure);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'validation') {
         const keep = /^[A-Za-z0-9_-]{16,64}$/.test(key) ? key : undefined;
-        return render(request, reply, userId, { error: err.message, amount, key: keep }, 400);
+        return render(request, reply, userId, { error: err.message, amount, budget, key: keep, returnTo }, 400);
       }
       throw err;
     }
-    return reply.code(303).redirect('/funds?done=funded');
   });
 }

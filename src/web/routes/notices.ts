@@ -13,6 +13,7 @@ import { deleteThing, getThing, updateThing } from '../../domain/things.ts';
 import type { WebContext } from '../context.ts';
 import { sessionPrincipal } from '../sessions.ts';
 import { field, formOf, toLogin } from './form.ts';
+import { redirectWithFlash } from '../flash.ts';
 
 /** The form field and value of a one-click unsubscription (RFC 8058 §3.1). */
 const ONE_CLICK_FIELD = 'List-Unsubscribe';
@@ -67,7 +68,7 @@ export function noticeRoutes(app: FastifyInstance, ctx: WebContext): void {
   /**
    * POST /settings/notices — fields `notice` (repeated: each notice kept on, one of NOTICES' kinds;
    * an unchecked box is not sent, so a notice absent is turned off), _csrf. Success: 303 to
-   * `/settings?done=notices`. An unknown notice → 400 page with the reason; nothing is written.
+   * `/settings` with the one-time notice `notices`. An unknown notice → 400 page with the reason; nothing is written.
    */
   app.post('/settings/notices', async (request, reply) => {
     if (!request.webSession) return toLogin(request, reply, '/settings');
@@ -77,7 +78,7 @@ export function noticeRoutes(app: FastifyInstance, ctx: WebContext): void {
     if (unknown !== undefined) throw new ValidationError(`Unknown notice: "${unknown}"`, 'users');
     const on = Object.fromEntries(NOTICE_KINDS.map((k) => [k, given.includes(k)])) as Record<NoticeKind, boolean>;
     await setNotices(s, request.webSession.userId, on);
-    return reply.code(303).redirect('/settings?done=notices');
+    return redirectWithFlash(reply, '/settings', 'notices', ctx.secure);
   });
 
   // The unsubscription link: its own scope, so that the multipart/form-data and text/plain bodies
@@ -153,7 +154,7 @@ export function noticeRoutes(app: FastifyInstance, ctx: WebContext): void {
 
   /**
    * POST /thing/:id/hide — fields hidden (`1` hide, `0` show again), _csrf; the owner only.
-   * Success: 303 to `/thing/:id?done=…`. Not the owner → 403 page; unknown thing → 404 page.
+   * Success: 303 to `/thing/:id` with the one-time notice `…`. Not the owner → 403 page; unknown thing → 404 page.
    * Not logged in → the log-in page, then back to the thing.
    */
   app.post<{ Params: { id: string } }>('/thing/:id/hide', async (request, reply) => {
@@ -163,12 +164,12 @@ export function noticeRoutes(app: FastifyInstance, ctx: WebContext): void {
     const hidden = field(formOf(request), 'hidden');
     if (hidden !== '1' && hidden !== '0') throw new ValidationError('hidden must be 1 or 0', 'things');
     await updateThing(s, sessionPrincipal(request.webSession), id, { hidden: hidden === '1' });
-    return reply.code(303).redirect(`/thing/${id}?done=${hidden === '1' ? 'thing-hidden' : 'thing-shown'}`);
+    return redirectWithFlash(reply, `/thing/${id}`, hidden === '1' ? 'thing-hidden' : 'thing-shown', ctx.secure);
   });
 
   /**
    * POST /thing/:id/delete — fields confirm (`yes`: the box "Yes, delete it" ticked), _csrf; the
-   * owner only. Success: 303 to `/?done=thing-deleted`. Without the confirmation → 400 page with
+   * owner only. Success: 303 to `/` with the one-time notice `thing-deleted`. Without the confirmation → 400 page with
    * the reason; nothing changes. Not the owner → 403 page; unknown thing → 404 page.
    */
   app.post<{ Params: { id: string } }>('/thing/:id/delete', async (request, reply) => {
@@ -181,6 +182,6 @@ export function noticeRoutes(app: FastifyInstance, ctx: WebContext): void {
       throw new ValidationError('Tick "Yes, delete it" to delete the thing.', 'things');
     }
     await deleteThing(s, principal, id);
-    return reply.code(303).redirect('/?done=thing-deleted');
+    return redirectWithFlash(reply, '/', 'thing-deleted', ctx.secure);
   });
 }

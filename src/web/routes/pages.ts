@@ -98,7 +98,7 @@ export function pageId(raw: string): number | undefined {
 export function pageRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 
-  /** GET / — the home page (`?done=deleted`: after an account deletion). */
+  /** GET / — the home page (the one-time notice `deleted`: after an account deletion). */
   app.get('/', async (request, reply) =>
     ctx.page(request, reply, './home', { title: 'Tip what you like', notice: noticeOf(request, HOME_NOTICES) }),
   );

@@ -31,6 +31,7 @@ import { addressKey, usernameKey } from '../limits.ts';
 import { startSession } from '../sessions.ts';
 import { field, formOf, noticeOf, toLogin } from './form.ts';
 import { renderSettings } from './settings.ts';
+import { redirectWithFlash } from '../flash.ts';
 
 /** Registers GET/POST /password/forgot, GET/POST /password/reset/:token, POST /settings/password and POST /settings/email. */
 export function passwordRoutes(app: FastifyInstance, ctx: WebContext): void {
@@ -67,13 +68,13 @@ export function passwordRoutes(app: FastifyInstance, ctx: WebContext): void {
       status,
     );
 
-  /** GET /password/forgot — the form (field `email`); after a request, `?done=reset-sent` shows what happened. */
+  /** GET /password/forgot — the form (field `email`); after a request, the one-time notice `reset-sent` shows what happened. */
   app.get('/password/forgot', async (request, reply) => forgotPage(request, reply, { email: '' }));
 
   /**
    * POST /password/forgot — fields email, _csrf. Queues a reset link for every live account with the
    * address (trimmed, case-insensitive; src/domain/credentials.ts requestPasswordReset) and answers
-   * 303 to `/password/forgot?done=reset-sent` whether or not any account has it (no enumeration).
+   * 303 to `/password/forgot` with the one-time notice `reset-sent` whether or not any account has it (no enumeration).
    * Empty or malformed address: 400 with the form. Over RATE_LIMIT_PASSWORD_FORMS from the client
    * IP, or PASSWORD_RESETS_PER_ADDRESS for the address (any address alike): 429 with
    * `Retry-After` and the form; nothing queued.
@@ -98,7 +99,7 @@ export function passwordRoutes(app: FastifyInstance, ctx: WebContext): void {
         429,
       );
     await requestPasswordReset(s, address);
-    return reply.code(303).redirect('/password/forgot?done=reset-sent');
+    return redirectWithFlash(reply, '/password/forgot', 'reset-sent', ctx.secure);
   });
 
   const resetPage = (
@@ -137,7 +138,7 @@ export function passwordRoutes(app: FastifyInstance, ctx: WebContext): void {
    * transaction the link is used (once: a second use or a racing one fails), the password set, the
    * account's other reset links and EVERY session of the account ended (and the address marked
    * verified if the link went to the current address); then a new session is started here and the
-   * answer is 303 to `/settings?done=password`. Link expired or used: 404 with the page that says so.
+   * answer is 303 to `/settings` with the one-time notice `password`. Link expired or used: 404 with the page that says so.
    * Bad length: 400 with the form. Over RATE_LIMIT_PASSWORD_FORMS from the client IP: 429 with
    * `Retry-After`. Hashing queue full: 503 with `Retry-After`. Nothing is written on a refusal.
    */
@@ -165,12 +166,12 @@ export function passwordRoutes(app: FastifyInstance, ctx: WebContext): void {
       throw err;
     }
     await startSession(s, request, reply, user, ctx.secure);
-    return reply.code(303).redirect('/settings?done=password');
+    return redirectWithFlash(reply, '/settings', 'password', ctx.secure);
   });
 
   /**
    * The steps both settings forms share: the per-IP and per-account limits, then `change` under the
-   * log-in failure limits of the account, then 303 to `/settings?done=<done>`. Refusals re-render
+   * log-in failure limits of the account, then 303 to `/settings` with the one-time notice `<done>`. Refusals re-render
    * the settings page with the reason: 429 (limits, `Retry-After`), 400 (bad input: the current
    * password is then not checked and not counted), 403 (wrong current password: counted as a
    * failed log-in), 503 (hashing queue full, `Retry-After`).
@@ -212,13 +213,13 @@ export function passwordRoutes(app: FastifyInstance, ctx: WebContext): void {
         throw err;
       }
       await ctx.limits.logins.succeeded(account, request.ip);
-      return reply.code(303).redirect(`/settings?done=${done}`);
+      return redirectWithFlash(reply, '/settings', done, ctx.secure);
     };
 
   /**
    * POST /settings/password — fields current_password, password (8–1024 characters), _csrf. Log-in
    * required. Success: the new password is set, every OTHER session of the account and its open
-   * reset links end (this session stays), 303 to `/settings?done=password`. Refusals: see settingsForm.
+   * reset links end (this session stays), 303 to `/settings` with the one-time notice `password`. Refusals: see settingsForm.
    */
   app.post(
     '/settings/password',
@@ -236,7 +237,7 @@ export function passwordRoutes(app: FastifyInstance, ctx: WebContext): void {
   /**
    * POST /settings/email — fields email, current_password, _csrf. Log-in required. Success: the new
    * address is set unverified, a verification link is queued to it and an `email_changed` message
-   * to the old address, in one transaction; 303 to `/settings?done=email`. An invalid address, or
+   * to the old address, in one transaction; 303 to `/settings` with the one-time notice `email`. An invalid address, or
    * the current one: 400. Other refusals: see settingsForm.
    */
   app.post(

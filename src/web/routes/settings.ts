@@ -19,6 +19,7 @@ import { field, formOf, noticeOf, toLogin } from './form.ts';
 import { estimatePeriodEarnings, getSupporters } from '../../domain/money/earnings.ts';
 import { CHART_PERIODS, earningsChartSvg } from '../earnings-chart.ts';
 import { makeHelpers } from '../render.ts';
+import { redirectWithFlash } from '../flash.ts';
 
 const PROFILE_FIELDS = ['firstname', 'lastname', 'about', 'city', 'country', 'url', 'avatar'] as const;
 
@@ -94,7 +95,7 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
 
   /**
    * POST /settings — fields firstname, lastname, about, city, country, url, avatar, hide_tips
-   * (checkbox), _csrf. Success: 303 to `/settings?done=profile`. Invalid input: 400 with the form
+   * (checkbox), _csrf. Success: 303 to `/settings` with the one-time notice `profile`. Invalid input: 400 with the form
    * as sent and the reason; nothing is written (src/domain/users.ts updateProfile).
    */
   app.post('/settings', async (request, reply) => {
@@ -116,7 +117,7 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
       }
       throw err;
     }
-    return reply.code(303).redirect('/settings?done=profile');
+    return redirectWithFlash(reply, '/settings', 'profile', ctx.secure);
   });
 
   /**
@@ -155,7 +156,7 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
   /**
    * POST /settings/budget — fields `budget` (currency units, e.g. `5.00`: 0 to MAX_BUDGET_CENTS/100,
    * at most two decimals) or, when `budget` is absent, `budget_cents` (whole cents,
-   * 0–MAX_BUDGET_CENTS); `_csrf`. Success: 303 to `/settings?done=budget`. Invalid: 400 with the
+   * 0–MAX_BUDGET_CENTS); `_csrf`. Success: 303 to `/settings` with the one-time notice `budget`. Invalid: 400 with the
    * reason; nothing is written.
    */
   app.post('/settings/budget', async (request, reply) => {
@@ -172,6 +173,6 @@ export function settingsRoutes(app: FastifyInstance, ctx: WebContext): void {
         return render(request, reply, request.webSession.userId, { error: err.message }, 400);
       throw err;
     }
-    return reply.code(303).redirect('/settings?done=budget');
+    return redirectWithFlash(reply, '/settings', 'budget', ctx.secure);
   });
 }

@@ -14,6 +14,7 @@ import { minutesText, type WebContext } from '../context.ts';
 import { VERIFICATION_MAILS_PER_HOUR } from '../limits.ts';
 import { safeReturnPath } from '../return-path.ts';
 import { field, formOf, toLogin } from './form.ts';
+import { redirectWithFlash } from '../flash.ts';
 
 /** Where the resend form goes back to when it names no `return_to`. */
 const DEFAULT_RETURN = '/settings';
@@ -35,13 +36,6 @@ async function viewerOf(s: Services, request: FastifyRequest) {
     if (err instanceof NotFoundError) return undefined;
     throw err;
   });
-}
-
-/** `path` (a safe same-site path) with `done=<notice>` set in its query. */
-function withNotice(path: string, done: string): string {
-  const url = new URL(path, 'http://site.invalid');
-  url.searchParams.set('done', done);
-  return `${url.pathname}${url.search}`;
 }
 
 /** Registers GET /verify-email/:token and POST /verify-email/resend on the website plugin. */
@@ -81,7 +75,7 @@ export function verifyRoutes(app: FastifyInstance, ctx: WebContext): void {
   /**
    * POST /verify-email/resend — fields return_to (a same-site path; default /settings), _csrf.
    * Log-in required. Queues a new verification link for the user's current address when it is not
-   * verified, then 303 to return_to with `done=verify-sent` (or `verify-done` when it is verified
+   * verified, then 303 to return_to with the one-time notice `verify-sent` (or `verify-done` when it is verified
    * already, `verify-none` without an address; nothing sent). Over RATE_LIMIT_PASSWORD_FORMS forms
    * from the client's network (counted with log-in and sign-up), or VERIFICATION_MAILS_PER_HOUR
    * links sent for the account in the hour: 429 with `Retry-After`, nothing sent.
@@ -118,6 +112,6 @@ export function verifyRoutes(app: FastifyInstance, ctx: WebContext): void {
     const r = await resendVerification(s, request.webSession.userId);
     if (r.status !== 'queued') await ctx.limits.verificationMails.refund(account);
     const done = r.status === 'queued' ? 'verify-sent' : r.status === 'verified' ? 'verify-done' : 'verify-none';
-    return reply.code(303).header('cache-control', 'no-store').redirect(withNotice(returnTo, done));
+    return redirectWithFlash(reply.header('cache-control', 'no-store'), returnTo, done, ctx.secure);
   });
 }

@@ -103,14 +103,16 @@ describe.runIf(REDIS_URL)('RateLimiter in Redis', () => {
       expect(await l.hit(anon('b'))).toMatchObject({ current: 2, exceeded: false });
       expect(await l.hit(anon('b'))).toMatchObject({ current: 2, exceeded: true });
       expect(await l.peek(anon('b'))).toMatchObject({ current: 2 });
-      expect(warnings).toEqual(['Redis unavailable: rate limits are counted in memory per process until it is back']);
+      expect(warnings).toEqual([
+        'Redis unavailable: rate limits and discovery results are kept in memory per process until it is back',
+      ]);
       // Redis back on the same address: ioredis reconnects, and counting is shared again from
       // Redis's count (2 before the outage, so this third request is over the limit).
       await new Promise<void>((r) => proxy.listen(port, '127.0.0.1', r));
       for (let i = 0; i < 100 && warnings.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
       expect(warnings).toEqual([
-        'Redis unavailable: rate limits are counted in memory per process until it is back',
-        'Redis is back: rate limits are shared again',
+        'Redis unavailable: rate limits and discovery results are kept in memory per process until it is back',
+        'Redis is back: rate limits and discovery results are shared again',
       ]);
       expect(await l.hit(anon('b'))).toMatchObject({ current: 2, remaining: 0, exceeded: true });
     } finally {

@@ -1,11 +1,11 @@
 /**
- * The markdown → HTML page of /docs/api (src/web/markdown-page.ts): GitHub-style heading ids (what
+ * The markdown → HTML content of /docs/api (src/web/markdown-page.ts): GitHub-style heading ids (what
  * every `error_uri` anchor relies on), the contents list, and content that is never interpreted
  * as HTML or script, whatever the markdown holds.
  */
 import { Parser } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
-import { renderDocsPage } from '../../../src/web/markdown-page.ts';
+import { renderDocs } from '../../../src/web/markdown-page.ts';
 
 /** The elements of an HTML document as parsed by a browser-grade parser: name and attributes. */
 function elements(html: string): { name: string; attrs: Record<string, string> }[] {
@@ -16,9 +16,9 @@ function elements(html: string): { name: string; attrs: Record<string, string> }
   return out;
 }
 
-describe('renderDocsPage', () => {
+describe('renderDocs', () => {
   it('gives headings the ids GitHub gives them, repeated ones numbered', () => {
-    const { ids, html } = renderDocsPage(
+    const { ids, html } = renderDocs(
       [
         '# Tipjar API v2 — wire format',
         '## Rate limits',
@@ -45,9 +45,9 @@ describe('renderDocsPage', () => {
     expect(html).toContain('<h2 id="rate-limits"><a class="header-anchor" href="#rate-limits">Rate limits</a></h2>');
   });
 
-  it('puts the title in <title> and the ## sections in a contents list after the # heading', () => {
-    const { html } = renderDocsPage('# A <b>title</b> & more\n\nIntro.\n\n## One\n\n## Two\n\n### Deeper\n');
-    expect(html).toContain('<title>A &lt;b&gt;title&lt;/b&gt; &amp; more · Tipjar</title>');
+  it('gives the title as text and puts the ## sections in a contents list after the # heading', () => {
+    const { html, title } = renderDocs('# A <b>title</b> & more\n\nIntro.\n\n## One\n\n## Two\n\n### Deeper\n');
+    expect(title).toBe('A <b>title</b> & more');
     const h1 = html.indexOf('</h1>');
     const toc = html.indexOf('<nav class="toc"');
     expect(h1).toBeGreaterThan(-1);
@@ -58,7 +58,7 @@ describe('renderDocsPage', () => {
   });
 
   it('never passes raw HTML or script links through', () => {
-    const { html } = renderDocsPage(
+    const { html } = renderDocs(
       [
         '# Doc',
         '<script>alert(1)</script>',
@@ -77,5 +77,12 @@ describe('renderDocsPage', () => {
     expect(html).toContain('&lt;img src=x onerror=&quot;alert(2)&quot;&gt;');
     expect(html).toContain('[click](javascript:alert(3))');
     expect(html).toContain('&lt;script&gt;alert(5)&lt;/script&gt;');
+  });
+
+  it('lets the keyboard reach code blocks and tables, which may scroll sideways', () => {
+    const { html } = renderDocs('# Doc\n\n```\ncode\n```\n\n    indented\n\n| a | b |\n|---|---|\n| 1 | 2 |\n');
+    const tags = elements(html);
+    expect(tags.filter((e) => e.name === 'pre').map((e) => e.attrs.tabindex)).toEqual(['0', '0']);
+    expect(tags.filter((e) => e.name === 'table').map((e) => e.attrs.tabindex)).toEqual(['0']);
   });
 });

@@ -5,16 +5,22 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { verifyIdentity } from '../../../domain/partners.ts';
-import { single } from '../../../domain/input.ts';
 import { requireToken } from '../../plugins/authenticate.ts';
-import { bodyOf, type RouteContext } from '../../context.ts';
+import type { RouteContext } from '../../context.ts';
+import { parsed } from '../../schemas/wire.ts';
 import * as docs from './schemas.ts';
 
+/** The parsed input of both routes: `identity` (its first value) from the body or the query. */
+interface VerifyInput {
+  Body: { identity?: string };
+  Querystring: { identity?: string };
+}
+
 export function partnerRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  const verify = async (request: FastifyRequest, username?: string) => {
+  const verify = async (request: FastifyRequest<VerifyInput>, username?: string) => {
     const principal = requireToken(request);
-    const query = request.query as Record<string, unknown>;
-    const identity = single(bodyOf(request).identity) ?? single(query.identity);
+    const { body, query } = parsed(request);
+    const identity = body.identity ?? query.identity;
     const { identity: verified, claimedThingIds } = await verifyIdentity(ctx.services, principal, identity, username);
     const n = claimedThingIds.length;
     return {
@@ -28,10 +34,12 @@ export function partnerRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * 200 `{message: "ok", description}`; 401 `unauthorized` when not logged in, not a partner's
    * token, the identity is malformed or outside the partner's namespace, or verified by another user.
    */
-  app.post('/user/verify', docs.verifyOwn, async (request) => verify(request));
+  app.post<VerifyInput>('/user/verify', docs.verifyOwn, async (request) => verify(request));
 
   /** POST /users/:username/verify — as above; the token's user must be `:username` (else 401). */
-  app.post<{ Params: { username: string } }>('/users/:username/verify', docs.verifyUser, async (request) =>
-    verify(request, request.params.username),
+  app.post<VerifyInput & { Params: { username: string } }>(
+    '/users/:username/verify',
+    docs.verifyUser,
+    async (request) => verify(request, request.params.username),
   );
 }

@@ -2,8 +2,10 @@
 import { Type } from '@sinclair/typebox';
 import { documented, errors, formBody, JSONP_PARAM, params, response, token, USERNAME } from '../../schemas/common.ts';
 import { ref } from '../../schemas/representations.ts';
+import { WIRE } from '../../params.ts';
 
 const identity = Type.String({
+  'x-wire': WIRE.text,
   description: 'the partner-side identity, `partner:<namespace>:<id>` (or `email:<hash>`, `twitter:user:id:<id>`)',
 });
 const common = {

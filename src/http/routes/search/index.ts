@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CONTENT_TYPE } from '../../../formats/negotiation.ts';
 import { pageOf, type ListQuery } from '../../params.ts';
-import type { SearchParameters } from '../../../domain/search/index.ts';
+import type { SearchFilters } from '../../../domain/search/index.ts';
 import { parsed } from '../../schemas/wire.ts';
 import { presentThingsFor, type RouteContext } from '../../context.ts';
 import { presentSearchResult } from '../../presenters.ts';
@@ -21,7 +21,7 @@ export function searchRoutes(app: FastifyInstance, ctx: RouteContext): void {
    * 400 `invalid_parameters` for a malformed tags expression, an unknown language, category, user
    * or sort, a bad url, count or page (see src/domain/search).
    */
-  app.get<{ Querystring: ListQuery & SearchParameters }>(
+  app.get<{ Querystring: ListQuery & SearchFilters }>(
     '/things/search',
     withConfig(docs.searchThings, { xmlRoot: 'search' }),
     async (request, reply) => {

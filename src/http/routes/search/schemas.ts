@@ -10,6 +10,7 @@ import {
   SUFFIX_NOTE,
 } from '../../schemas/common.ts';
 import { ref } from '../../schemas/representations.ts';
+import { WIRE } from '../../params.ts';
 
 /** GET /things/search */
 export const searchThings = documented({
@@ -22,22 +23,27 @@ export const searchThings = documented({
   security: OPTIONAL_TOKEN,
   querystring: Type.Object({
     query: Type.Optional(
-      Type.String({ maxLength: 500, description: 'words that must all occur in title, description, tags or url' }),
+      Type.String({
+        'x-wire': WIRE.text,
+        maxLength: 500,
+        description: 'words that must all occur in title, description, tags or url',
+      }),
     ),
-    url: Type.Optional(Type.String({ description: 'an absolute http(s) URL: only its thing' })),
+    url: Type.Optional(Type.String({ 'x-wire': WIRE.text, description: 'an absolute http(s) URL: only its thing' })),
     tags: Type.Optional(
       Type.String({
+        'x-wire': WIRE.text,
         description:
           'tag expression: `|` OR, `&` or space AND, `!` NOT / but not, parentheses (URL-encode `&` as `%26`)',
       }),
     ),
-    language: Type.Optional(Type.String({ description: 'a language id or a comma list' })),
-    category: Type.Optional(Type.String({ description: 'a category id or a comma list' })),
-    user: Type.Optional(Type.String({ description: "a username: only that user's things" })),
+    language: Type.Optional(Type.String({ 'x-wire': WIRE.text, description: 'a language id or a comma list' })),
+    category: Type.Optional(Type.String({ 'x-wire': WIRE.text, description: 'a category id or a comma list' })),
+    user: Type.Optional(Type.String({ 'x-wire': WIRE.text, description: "a username: only that user's things" })),
     sort: Type.Optional(
       Type.Union(
         ['relevance', 'trend', 'tips', 'tips_month', 'tips_week', 'tips_day'].map((s) => Type.Literal(s)),
-        { default: 'relevance' },
+        { 'x-wire': WIRE.text, default: 'relevance' },
       ),
     ),
     ...LIST_PARAMS,
