@@ -220,6 +220,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: accessibility of every p
       ['/docs/api', 200, 'in-docs-api'],
       ['/things/new', 200, 'in-things-new'],
       [`/thing/${ownThing}/edit`, 200, 'in-thing-edit'],
+      [`/thing/${ownThing}/delete`, 200, 'in-thing-delete'],
       ['/settings/delete', 200, 'in-settings-delete'],
       ['/no/such/page', 404, 'in-404'],
     ];
