@@ -1,6 +1,7 @@
 /**
  * The real app listening on a loopback port of the moment (127.0.0.1), on a fresh test database:
- * for the suites that talk HTTP to it (the client package's, whose requests go through fetch).
+ * for the suites that talk HTTP to it: the client package's (its requests go through fetch) and the
+ * browser suites (test/e2e).
  */
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
