@@ -144,7 +144,8 @@ program
     if (!existsSync(file)) throw new DomainError('invalid_parameters', `no such file: ${file}`);
     const { getUser } = await import('../domain/users.ts');
     const { countDataRows, importThings } = await import('./import-things.ts');
-    const { SingleBar, Presets } = await import('cli-progress');
+    // A CommonJS package: its exports are the default export's properties (in the bundle too).
+    const { SingleBar, Presets } = (await import('cli-progress')).default;
     await withServices(async (s) => {
       const owner = await getUser(s, opts.owner);
       const bar = new SingleBar(

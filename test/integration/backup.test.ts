@@ -20,7 +20,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { createDatabaseUrl, ENGINES } from '../helpers/db.ts';
 import { buildThing, buildUser, type TestUser } from '../helpers/factories.ts';
-import { BIN, ROOT, exited, startTipjar, waitForExit } from '../helpers/processes.ts';
+import { exited, runTipjar, startTipjar, waitForExit } from '../helpers/processes.ts';
 import { openDatabase, sqlitePath, type Database, type Engine } from '../../src/db/connect.ts';
 import { MIGRATION_TABLE, migrateToLatest } from '../../src/db/migrate.ts';
 import { systemClock } from '../../src/domain/clock.ts';
@@ -28,34 +28,15 @@ import { fundUser } from '../../src/domain/users.ts';
 import type { Services } from '../../src/domain/services.ts';
 import { unboundedHashing } from '../../src/auth/passwords.ts';
 
-const run = promisify(execFile);
-
 const TIPPERS = 60;
 const THINGS = 8;
 const WORKERS = 12;
 /** The backup starts once this many tips were acknowledged. */
 const BACKUP_AFTER = 80;
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `tipjar …` with `env`; resolves with its exit code and output. */
-async function cli(env: Record<string, string | undefined>, ...args: string[]): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      timeout: 120_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** Runs `tipjar …` with `env` over this process's environment (LOG_LEVEL warn). */
+const cli = (env: Record<string, string | undefined>, ...args: string[]) =>
+  runTipjar(args, { ...process.env, LOG_LEVEL: 'warn', ...env }, 120_000);
 
 const services = (database: Database): Services => ({
   database,
@@ -474,7 +455,12 @@ describe.each(ENGINES)('tipjar backup and restore on %s', (engine: Engine) => {
     const u = new URL(url);
     const schema = u.searchParams.get('schema')!;
     u.searchParams.delete('schema');
-    await run('pg_dump', ['--format=custom', `--file=${path}`, `--schema=${schema}`, `--dbname=${u.toString()}`]);
+    await promisify(execFile)('pg_dump', [
+      '--format=custom',
+      `--file=${path}`,
+      `--schema=${schema}`,
+      `--dbname=${u.toString()}`,
+    ]);
   }
 
   /**
