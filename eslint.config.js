@@ -52,7 +52,19 @@ const SEARCH_SEAM = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.dist-*/', 'data/', 'bench/results/', 'scratch/', 'test/e2e/screenshots/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '.dist-*/',
+      'packages/*/dist/',
+      'packages/*/.dist-*/',
+      'data/',
+      'bench/results/',
+      'scratch/',
+      'test/e2e/screenshots/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -113,6 +125,21 @@ export default tseslint.config(
     ]),
   },
   { files: ['src/cli/**/*.ts'], rules: layer([KYSELY, SEARCH_SEAM]) },
+  {
+    // The client package runs in browsers too and knows the server only through its OpenAPI
+    // document (src/openapi.ts, generated): no Node built-ins, nothing of the server's code.
+    files: ['packages/client/src/**/*.ts'],
+    rules: layer([
+      {
+        group: ['node:*', 'buffer', 'crypto', 'fs', 'http', 'https', 'path', 'stream', 'url', 'util'],
+        message: 'the client runs in browsers too: use web APIs (fetch, URL, crypto.subtle)',
+      },
+      {
+        group: ['**/src/*/**', '../../../**', 'fastify', '@fastify/*', 'kysely'],
+        message: 'the client knows the server through its OpenAPI document only (src/openapi.ts)',
+      },
+    ]),
+  },
   {
     files: ['**/*.mjs', 'bin/*.js'],
     languageOptions: {

@@ -16,7 +16,10 @@ import { openTransport } from './mail/transport.ts';
 import { listenForMetrics } from './http/plugins/metrics.ts';
 import { warmUp } from './warmup.ts';
 
-/** Opens the configured database and brings its schema up to date. */
+/**
+ * Opens the configured database and brings its schema up to date (once across processes: see
+ * db/migrate.ts; a wait for another process's migrations is reported on stderr).
+ */
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
   const database = await openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
@@ -24,7 +27,12 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
     sqliteReadThreads: config.sqliteReadThreads,
     poolSize: config.databasePoolSize,
   });
-  await migrateToLatest(database);
+  try {
+    await migrateToLatest(database, { onWait: (message) => process.stderr.write(`tipjar: ${message}\n`) });
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   return database;
 }
 

@@ -15,6 +15,7 @@ import { registerPartnerCommands } from './partners.ts';
 import { registerAppsCommands } from './apps.ts';
 import { registerMailCommands } from './mail.ts';
 import { registerAccountDataCommands } from './account-data.ts';
+import { registerBackupCommands } from './backup.ts';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 
@@ -59,14 +60,18 @@ program
 
 program
   .command('migrate')
-  .description('create the database if needed and apply pending schema migrations')
+  .description(
+    'create the database if needed and apply pending schema migrations (once across processes: others wait for the lock)',
+  )
   .action(async () => {
     const cfg = config();
     const { openDatabase } = await import('../db/connect.ts');
     const { migrateToLatest } = await import('../db/migrate.ts');
     const database = await openDatabase(cfg.databaseUrl, { sqliteSynchronous: cfg.sqliteSynchronous });
     try {
-      const applied = await migrateToLatest(database);
+      const applied = await migrateToLatest(database, {
+        onWait: (message) => process.stderr.write(`tipjar: ${message}\n`),
+      });
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
     } finally {
       await database.close();
@@ -139,7 +144,8 @@ program
     if (!existsSync(file)) throw new DomainError('invalid_parameters', `no such file: ${file}`);
     const { getUser } = await import('../domain/users.ts');
     const { countDataRows, importThings } = await import('./import-things.ts');
-    const { SingleBar, Presets } = await import('cli-progress');
+    // A CommonJS package: its exports are the default export's properties (in the bundle too).
+    const { SingleBar, Presets } = (await import('cli-progress')).default;
     await withServices(async (s) => {
       const owner = await getUser(s, opts.owner);
       const bar = new SingleBar(
@@ -167,12 +173,15 @@ registerPartnerCommands(program, withServices);
 registerAppsCommands(program, withServices);
 registerMailCommands(program, withServices);
 registerAccountDataCommands(users, withServices);
+registerBackupCommands(program, config);
 
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof ConfigError) console.error(err.message);
   else if (err instanceof DomainError) console.error(`error: ${err.message}`);
+  // db/migrate.ts NewerSchemaError (by name: that module is loaded only by the commands that migrate)
+  else if (err instanceof Error && err.name === 'NewerSchemaError') console.error(`error: ${err.message}`);
   else console.error(err);
   process.exitCode = 1;
 }

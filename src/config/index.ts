@@ -78,6 +78,13 @@ export const SettingsSchema = Type.Object({
     default: 10,
     description: 'PostgreSQL connections per process',
   }),
+  PG_BIN: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        "PostgreSQL: the folder of pg_dump, pg_restore and psql for `tipjar backup` and `tipjar restore`, of the server's major version (default: the PATH, then /usr/lib/postgresql/<server's major version>/bin)",
+    }),
+  ),
   REDIS_URL: Type.Optional(
     Type.String({
       description:
@@ -322,6 +329,8 @@ export interface Config {
   sqliteReadThreads: number;
   databasePoolSize: number;
   /** Redis for shared rate-limit counters; undefined counts in memory */
+  /** PG_BIN: folder of pg_dump, pg_restore and psql (undefined: the PATH, then Debian's folder of the server's version) */
+  pgBin: string | undefined;
   redisUrl: string | undefined;
   /** requests per hour: anonymous (per IP) and with a token (per user and client) */
   rateLimitAnonymous: number;
@@ -473,6 +482,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sqliteCacheMb: s.SQLITE_CACHE_MB,
     sqliteReadThreads: s.SQLITE_READ_THREADS,
     databasePoolSize: s.DATABASE_POOL_SIZE,
+    pgBin: s.PG_BIN,
     redisUrl: s.REDIS_URL,
     rateLimitAnonymous: s.RATE_LIMIT_ANONYMOUS,
     rateLimitAuthenticated: s.RATE_LIMIT_AUTHENTICATED,

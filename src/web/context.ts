@@ -4,6 +4,15 @@ import type { Config } from '../config/index.ts';
 import type { Services } from '../domain/services.ts';
 import type { WebLimits } from './limits.ts';
 
+/** A confirmation page (WebContext.confirm). */
+export interface ConfirmPage {
+  title: string;
+  explanation: string[];
+  action: string;
+  button: string;
+  cancel: string;
+}
+
 /** What the website's route modules share. */
 export interface WebContext {
   services: Services;
@@ -20,6 +29,13 @@ export interface WebContext {
     data: Record<string, unknown> & { title: string; notice?: string },
     status?: number,
   ): FastifyReply;
+  /**
+   * Renders the confirmation page of a destructive action (view confirm.eta): `explanation`
+   * paragraphs, a form posting `confirm=1` to `action` with `button`, and a Cancel link to
+   * `cancel`. `status` 200, or 400 when a POST came without the confirmation (the page then says
+   * nothing was changed).
+   */
+  confirm(request: FastifyRequest, reply: FastifyReply, page: ConfirmPage, status?: 200 | 400): FastifyReply;
   /** Renders the error page with `status`. */
   errorPage(
     request: FastifyRequest,

@@ -133,6 +133,10 @@ export async function webPlugin(app: FastifyInstance, opts: WebOptions): Promise
     page: (request, reply, view, data, status) => sendPage(request, reply, view, data, { status, secure, h }),
     errorPage: (request, reply, status, heading, message) =>
       sendPage(request, reply, './error', { title: heading, heading, message }, { status, secure, h }),
+    confirm: (request, reply, page, status = 200) => {
+      const error = status === 400 ? 'Nothing was changed: confirm with the button below.' : undefined;
+      return sendPage(request, reply, './confirm', { ...page, heading: page.title, error }, { status, secure, h });
+    },
   };
 
   // Every website request: who is logged in; every POST: a valid CSRF token, before any route runs.

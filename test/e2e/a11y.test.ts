@@ -11,18 +11,13 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config/index.ts';
 import type { Services } from '../../src/domain/services.ts';
-import { systemClock } from '../../src/domain/clock.ts';
-import { unboundedHashing } from '../../src/auth/passwords.ts';
 import { createClient } from '../../src/auth/oauth/clients.ts';
 import { issueToken } from '../../src/auth/tokens.ts';
 import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
-import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { ENGINES } from '../helpers/db.ts';
+import { listenTestApp, type ListeningApp } from '../helpers/server.ts';
 import { buildThing, ownedThing, tokenWith, uniqueName } from '../helpers/factories.ts';
-import { freePort } from '../helpers/processes.ts';
 import { buildWebUser, PASSWORD } from '../helpers/web.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -36,8 +31,7 @@ interface Violation {
 
 describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: accessibility of every page (%s)', (engine) => {
   let browser: Browser;
-  let app: FastifyInstance;
-  let database: TestDatabase;
+  let t: ListeningApp;
   let site: string;
   let services: Services;
   const word = uniqueName('findme');
@@ -50,19 +44,9 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: accessibility of every p
 
   beforeAll(async () => {
     browser = await launchChromium();
-    database = await createTestDatabase(engine);
-    const port = await freePort();
-    site = `http://127.0.0.1:${port}`;
-    const config = loadConfig({
-      PUBLIC_URL: site,
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    });
-    services = { database: database.database, clock: systemClock, siteUrl: site, passwordHashing: unboundedHashing };
-    app = await buildApp({ config, database: database.database });
-    await app.listen({ port, host: '127.0.0.1' });
+    t = await listenTestApp(engine);
+    site = t.site;
+    services = t.services;
 
     const me = await buildWebUser(services);
     username = me.username;
@@ -104,8 +88,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: accessibility of every p
 
   afterAll(async () => {
     await browser?.close();
-    await app?.close();
-    await database?.drop();
+    await t?.close();
   });
 
   /** The serious and critical axe-core violations on the page as it is. */
@@ -237,6 +220,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: accessibility of every p
       ['/docs/api', 200, 'in-docs-api'],
       ['/things/new', 200, 'in-things-new'],
       [`/thing/${ownThing}/edit`, 200, 'in-thing-edit'],
+      [`/thing/${ownThing}/delete`, 200, 'in-thing-delete'],
       ['/settings/delete', 200, 'in-settings-delete'],
       ['/no/such/page', 404, 'in-404'],
     ];

@@ -10,46 +10,27 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config/index.ts';
-import type { Services } from '../../src/domain/services.ts';
-import { systemClock } from '../../src/domain/clock.ts';
-import { unboundedHashing } from '../../src/auth/passwords.ts';
 import { startMailDispatcher, type RunningMailDispatcher } from '../../src/mail/dispatcher.ts';
 import { smtpTransport } from '../../src/mail/transport.ts';
 import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS, shoot } from '../helpers/browser.ts';
-import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { ENGINES } from '../helpers/db.ts';
 import { uniqueName } from '../helpers/factories.ts';
-import { freePort } from '../helpers/processes.ts';
+import { listenTestApp, type ListeningApp } from '../helpers/server.ts';
 import { linkIn, TestSmtpServer } from '../helpers/smtp.ts';
 
 describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, delete (%s)', (engine) => {
   let browser: Browser;
-  let app: FastifyInstance;
-  let database: TestDatabase;
+  let t: ListeningApp;
   let site: string;
-  let services: Services;
   let mailer: RunningMailDispatcher;
   const smtp = new TestSmtpServer();
 
   beforeAll(async () => {
     browser = await launchChromium();
-    database = await createTestDatabase(engine);
     await smtp.start();
-    const port = await freePort();
-    site = `http://127.0.0.1:${port}`;
-    const config = loadConfig({
-      PUBLIC_URL: site,
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    });
-    services = { database: database.database, clock: systemClock, siteUrl: site, passwordHashing: unboundedHashing };
-    app = await buildApp({ config, database: database.database });
-    await app.listen({ port, host: '127.0.0.1' });
-    mailer = startMailDispatcher(services, smtpTransport(smtp.url, { from: 'Tipjar <no-reply@127.0.0.1>' }), {
+    t = await listenTestApp(engine);
+    site = t.site;
+    mailer = startMailDispatcher(t.services, smtpTransport(smtp.url, { from: 'Tipjar <no-reply@127.0.0.1>' }), {
       intervalSeconds: 1,
     });
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -58,20 +39,9 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, 
   afterAll(async () => {
     await browser?.close();
     await mailer?.stop();
-    await app?.close();
+    await t?.close();
     await smtp.stop();
-    await database?.drop();
   });
-
-  /** The newest message to `address` whose subject starts with `subject`, waiting for it. */
-  async function mailTo(address: string, subject: string) {
-    for (let i = 0; i < 200; i++) {
-      const m = smtp.to(address).filter((x) => x.subject.startsWith(subject));
-      if (m.length) return m.at(-1)!;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no "${subject}" message to ${address}`);
-  }
 
   it('walks the whole life of an account', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -91,7 +61,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, 
       await shoot(page, 'settings-unverified');
 
       // the verification link from the real message
-      const verification = await mailTo(address, 'Confirm your e-mail address');
+      const verification = await smtp.latest(address, 'Confirm your e-mail address');
       await page.goto(linkIn(verification, `${site}/verify-email/`));
       expect(await page.textContent('main')).toContain('verified');
       await shoot(page, 'verify-email');
@@ -107,7 +77,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: sign up, verify, reset, 
       await page.click('button:has-text("Send me a link")');
       await page.waitForSelector('p.notice:has-text("If an account has this address")');
       await shoot(page, 'password-forgot-sent');
-      const reset = await mailTo(address, 'Reset your Tipjar password');
+      const reset = await smtp.latest(address, 'Reset your Tipjar password');
       await page.goto(linkIn(reset, `${site}/password/reset/`));
       await shoot(page, 'password-reset');
       await page.fill('#password', 'the second passphrase');

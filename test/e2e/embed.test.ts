@@ -10,29 +10,23 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config/index.ts';
 import type { Services } from '../../src/domain/services.ts';
-import { systemClock } from '../../src/domain/clock.ts';
-import { unboundedHashing } from '../../src/auth/passwords.ts';
 import { createThing, getThing, updateThing } from '../../src/domain/things.ts';
 import { parseNewThing } from '../../src/domain/thing-input.ts';
 import { tipThing } from '../../src/domain/tips.ts';
 import { embedSnippets } from '../../src/web/routes/embed.ts';
-import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { ENGINES } from '../helpers/db.ts';
 import { principalOf, uniqueName } from '../helpers/factories.ts';
 import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS, shoot } from '../helpers/browser.ts';
 import { freePort } from '../helpers/processes.ts';
+import { listenTestApp, type ListeningApp } from '../helpers/server.ts';
 import { buildWebUser, PASSWORD } from '../helpers/web.ts';
 
 describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: the button and the badge on another site (%s)', (engine) => {
   let browser: Browser;
-  let app: FastifyInstance;
-  let database: TestDatabase;
+  let t: ListeningApp;
   let site: string;
   let services: Services;
-  let config: Config;
   let creatorSite: Server;
   let creatorUrl: string;
   /** the creator's page, set by the test before it is opened */
@@ -40,19 +34,9 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: the button and the badge
 
   beforeAll(async () => {
     browser = await launchChromium();
-    database = await createTestDatabase(engine);
-    const port = await freePort();
-    site = `http://127.0.0.1:${port}`;
-    config = loadConfig({
-      PUBLIC_URL: site,
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    });
-    services = { database: database.database, clock: systemClock, siteUrl: site, passwordHashing: unboundedHashing };
-    app = await buildApp({ config, database: database.database });
-    await app.listen({ port, host: '127.0.0.1' });
+    t = await listenTestApp(engine);
+    site = t.site;
+    services = t.services;
     // The creator's own site: another origin (another port) serving one plain page.
     creatorSite = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(creatorPage);
@@ -66,8 +50,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: the button and the badge
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => creatorSite?.close(resolve));
-    await app?.close();
-    await database?.drop();
+    await t?.close();
   });
 
   it('shows the badge, the framed button and the script buttons with counts; a click opens the thing page', async () => {
@@ -85,7 +68,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: the button and the badge
     );
     await updateThing(services, principalOf(owner), hidden, { hidden: true });
     const thing = await getThing(services, id);
-    const snippets = embedSnippets(config, thing);
+    const snippets = embedSnippets(t.config, thing);
     const auto = `${site}/submit/auto?url=${encodeURIComponent('https://example.com/not-registered')}&user_id=${owner.username}`;
     creatorPage = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1"><title>My songs</title></head>

@@ -15,24 +15,18 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config/index.ts';
-import type { Services } from '../../src/domain/services.ts';
-import { systemClock } from '../../src/domain/clock.ts';
-import { unboundedHashing } from '../../src/auth/passwords.ts';
 import { startMailDispatcher, type RunningMailDispatcher } from '../../src/mail/dispatcher.ts';
 import { smtpTransport } from '../../src/mail/transport.ts';
 import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS, shoot } from '../helpers/browser.ts';
-import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { ENGINES } from '../helpers/db.ts';
 import { uniqueName } from '../helpers/factories.ts';
 import { freePort } from '../helpers/processes.ts';
+import { listenTestApp, type ListeningApp } from '../helpers/server.ts';
 import { linkIn, TestSmtpServer } from '../helpers/smtp.ts';
 
 describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: a creator and a visitor, start to end (%s)', (engine) => {
   let browser: Browser;
-  let app: FastifyInstance;
-  let database: TestDatabase;
+  let t: ListeningApp;
   let site: string;
   let mailer: RunningMailDispatcher;
   const smtp = new TestSmtpServer();
@@ -43,26 +37,10 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: a creator and a visitor,
 
   beforeAll(async () => {
     browser = await launchChromium();
-    database = await createTestDatabase(engine);
     await smtp.start();
-    const port = await freePort();
-    site = `http://127.0.0.1:${port}`;
-    const config = loadConfig({
-      PUBLIC_URL: site,
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-    });
-    const services: Services = {
-      database: database.database,
-      clock: systemClock,
-      siteUrl: site,
-      passwordHashing: unboundedHashing,
-    };
-    app = await buildApp({ config, database: database.database });
-    await app.listen({ port, host: '127.0.0.1' });
-    mailer = startMailDispatcher(services, smtpTransport(smtp.url, { from: 'Tipjar <no-reply@127.0.0.1>' }), {
+    t = await listenTestApp(engine);
+    site = t.site;
+    mailer = startMailDispatcher(t.services, smtpTransport(smtp.url, { from: 'Tipjar <no-reply@127.0.0.1>' }), {
       intervalSeconds: 1,
     });
     creatorSite = createServer((_req, res) => {
@@ -78,20 +56,9 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: a creator and a visitor,
     await browser?.close();
     await new Promise((resolve) => creatorSite?.close(resolve));
     await mailer?.stop();
-    await app?.close();
+    await t?.close();
     await smtp.stop();
-    await database?.drop();
   });
-
-  /** The newest message to `address` whose subject starts with `subject`, waiting for it. */
-  async function mailTo(address: string, subject: string) {
-    for (let i = 0; i < 200; i++) {
-      const m = smtp.to(address).filter((x) => x.subject.startsWith(subject));
-      if (m.length) return m.at(-1)!;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no "${subject}" message to ${address}`);
-  }
 
   /** Fills the sign-up form on the current page and sends it; waits for the page it returns to. */
   async function signUp(page: Page, username: string, returnsTo: string): Promise<void> {
@@ -115,7 +82,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)('browser: a creator and a visitor,
     await Promise.all([c.waitForURL(`${site}/signup`), c.click('main a:has-text("Sign up")')]);
     await shoot(c, 'journey-02-signup');
     await signUp(c, creator, `${site}/`);
-    const verification = await mailTo(`${creator}@example.com`, 'Confirm your e-mail address');
+    const verification = await smtp.latest(`${creator}@example.com`, 'Confirm your e-mail address');
     await c.goto(linkIn(verification, `${site}/verify-email/`));
     expect(await c.textContent('main')).toContain(`${creator}@example.com is verified`);
 

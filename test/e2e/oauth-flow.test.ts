@@ -17,16 +17,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config/index.ts';
 import type { Services } from '../../src/domain/services.ts';
-import { systemClock } from '../../src/domain/clock.ts';
 import { HAVE_CHROMIUM, launchChromium, SCREENSHOTS } from '../helpers/browser.ts';
-import { freePort } from '../helpers/processes.ts';
-import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { ENGINES } from '../helpers/db.ts';
+import { listenTestApp, type ListeningApp } from '../helpers/server.ts';
 import { buildThing, buildUser, uniqueName } from '../helpers/factories.ts';
-import { unboundedHashing } from '../../src/auth/passwords.ts';
 
 /**
  * The third-party client application: `/start` redirects to the authorization endpoint with PKCE
@@ -108,38 +103,21 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES)(
   'browser: sign up, register an app, authorize it, revoke it (%s)',
   (engine) => {
     let browser: Browser;
-    let app: FastifyInstance;
-    let database: TestDatabase;
+    let t: ListeningApp;
     let site: string;
     let services: Services;
 
     beforeAll(async () => {
       browser = await launchChromium();
-      database = await createTestDatabase(engine);
-      const port = await freePort();
-      site = `http://127.0.0.1:${port}`;
-      const config = loadConfig({
-        PUBLIC_URL: site,
-        LOG_LEVEL: 'silent',
-        DATABASE_URL: database.url,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-      });
-      services = {
-        database: database.database,
-        clock: systemClock,
-        siteUrl: config.siteUrl,
-        passwordHashing: unboundedHashing,
-      };
-      app = await buildApp({ config, database: database.database });
-      await app.listen({ port, host: '127.0.0.1' });
+      t = await listenTestApp(engine);
+      site = t.site;
+      services = t.services;
       mkdirSync(SCREENSHOTS, { recursive: true });
     }, 120_000);
 
     afterAll(async () => {
       await browser?.close();
-      await app?.close();
-      await database?.drop();
+      await t?.close();
     });
 
     it('runs the whole flow in Chromium', async () => {

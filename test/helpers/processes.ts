@@ -2,12 +2,43 @@
  * The real server as a child process (`bin/tipjar.js serve`, what `npm start` runs), for tests of
  * crashes and restarts: a free loopback port, start-and-wait-for-listening, exit waits, polling.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = fileURLToPath(new URL('../../bin/tipjar.js', import.meta.url));
+
+/** What a finished `tipjar` command printed, and its exit code. */
+export interface CliResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/**
+ * Runs the real `tipjar` command (bin/tipjar.js, as an operator would) with `args` in the project
+ * root, its environment `env` (whole: pass `process.env` entries yourself), for at most
+ * `timeoutMs`. Resolves with what it printed and its exit code, also when it fails.
+ */
+export async function runTipjar(
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs = 60_000,
+): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env,
+      timeout: timeoutMs,
+    });
+    return { stdout, stderr, code: 0 };
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string; code: unknown };
+    return { stdout: e.stdout, stderr: e.stderr, code: typeof e.code === 'number' ? e.code : -1 };
+  }
+}
 
 /** A TCP port free on 127.0.0.1 at the moment of the call. */
 export async function freePort(): Promise<number> {

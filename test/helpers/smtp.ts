@@ -94,6 +94,19 @@ export class TestSmtpServer {
     return this.received.filter((m) => m.to.split(',').includes(address));
   }
 
+  /**
+   * The newest message to `address` whose subject starts with `subject`, waiting for one to arrive.
+   * @throws after `timeoutMs` without such a message
+   */
+  async latest(address: string, subject: string, timeoutMs = 10_000): Promise<ReceivedMail> {
+    for (const end = Date.now() + timeoutMs; ;) {
+      const found = this.to(address).filter((m) => m.subject.startsWith(subject));
+      if (found.length) return found.at(-1)!;
+      if (Date.now() > end) throw new Error(`no "${subject}" message to ${address}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   /** Resolves once `count` messages in all have been received. @throws after `timeoutMs` */
   async waitFor(count: number, timeoutMs = 10_000): Promise<void> {
     if (this.received.length >= count) return;

@@ -5,15 +5,13 @@
  * of the API and search, and leaves other users' listings working; the website's export and
  * deletion pages (wrong and right password); the `tipjar users export` and `users delete` commands.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, bearer, buildTestApp, fixedClock, json, type TestApp } from '../helpers/app.ts';
 import { createDatabaseUrl, ENGINES } from '../helpers/db.ts';
+import { runTipjar } from '../helpers/processes.ts';
 import { expectError } from '../helpers/errors.ts';
 import { buildThing, buildUser, principalOf, uniqueName, type TestUser } from '../helpers/factories.ts';
 import { buildClient } from '../helpers/oauth.ts';
@@ -418,9 +416,6 @@ describe.each(ENGINES)('account data on %s', (engine) => {
 });
 
 describe.each(ENGINES)('tipjar users export and delete on %s', (engine) => {
-  const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-  const BIN = fileURLToPath(new URL('../../bin/tipjar.js', import.meta.url));
-  const run = promisify(execFile);
   let database: { url: string; remove(): Promise<void> };
   let env: Record<string, string>;
   let dir: string;
@@ -440,15 +435,8 @@ describe.each(ENGINES)('tipjar users export and delete on %s', (engine) => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: ROOT, env, timeout: 60_000 });
-      return { stdout, stderr, code: 0 };
-    } catch (err) {
-      const e = err as { stdout: string; stderr: string; code: number };
-      return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-    }
-  }
+  /** Runs the real CLI on the test database. */
+  const cli = (...args: string[]) => runTipjar(args, env);
 
   it(
     'exports to stdout and to a file; deletes only with --yes; the ledger check stays green',

@@ -6,7 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES } from '../helpers/db.ts';
+import { createDatabaseUrl, ENGINES } from '../helpers/db.ts';
+import { runTipjar } from '../helpers/processes.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { buildUser } from '../helpers/factories.ts';
 import { countDataRows, importThings, npmTags } from '../../src/cli/import-things.ts';
@@ -127,5 +128,27 @@ describe.each(ENGINES)('importThings on %s', (engine) => {
       .orderBy('tag')
       .execute();
     expect(stored.map((r) => r.tag)).toEqual([engine, 'kit', 'npm'].sort());
+  });
+});
+
+describe('the tipjar import things command', () => {
+  it('imports a catalogue and reports what it did; a second run adds nothing twice', async () => {
+    const database = await createDatabaseUrl('sqlite');
+    const env = { ...(process.env as Record<string, string>), DATABASE_URL: database.url, LOG_LEVEL: 'warn' };
+    try {
+      expect((await runTipjar(['users', 'create', 'catalogue'], env)).code).toBe(0);
+      const file = tsv(
+        'cli.tsv',
+        'name\tversion\tdownloads_a_month\tsummary\nleft-pad\t1.3.0\t100\tpads\n@scope/kit\t2.0.0\t50\ta kit\nsolo\t0.1.0\t1\tone\n',
+      );
+      const first = await runTipjar(['import', 'things', file, '--owner', 'catalogue', '--limit', '2'], env);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toMatch(/^read 2 rows: 2 things added, 0 already registered, 0 rejected, 0 warnings/);
+      const again = await runTipjar(['import', 'things', file, '--owner', 'catalogue'], env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toMatch(/^read 3 rows: 1 things added, 2 already registered, 0 rejected, 0 warnings/);
+    } finally {
+      await database.remove();
+    }
   });
 });

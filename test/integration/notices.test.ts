@@ -343,7 +343,8 @@ describe.each(ENGINES)('notices on %s', (engine) => {
     const strangerPage = html(await stranger.get(`/thing/${id}`));
     expect(strangerPage).not.toContain('Delete this thing');
     html(await stranger.submit(`/thing/${id}`, `/thing/${id}/hide`, { hidden: '1' }), 403);
-    html(await stranger.submit(`/thing/${id}`, `/thing/${id}/delete`, { confirm: 'yes' }), 403);
+    html(await stranger.get(`/thing/${id}/delete`), 403);
+    html(await stranger.submit(`/thing/${id}`, `/thing/${id}/delete`, { confirm: '1' }), 403);
     expect((await getThing(s(), id)).hidden).toBe(false);
 
     const c = await loggedIn(owner);
@@ -356,9 +357,17 @@ describe.each(ENGINES)('notices on %s', (engine) => {
     expect((await getThing(s(), id)).hidden).toBe(true);
     expect(html(await c.get(`/thing/${id}`))).toContain('Show it again');
 
-    expect(html(await c.submit(`/thing/${id}`, `/thing/${id}/delete`, {}), 400)).toContain('Yes, delete it');
+    // Delete goes through its confirmation page; a POST without the confirmation changes nothing.
+    expect(page).toContain(`<a class="button secondary" href="/thing/${id}/delete">Delete this thing…</a>`);
+    const confirmation = html(await c.get(`/thing/${id}/delete`));
+    expect(confirmation).toContain('<h1>Delete “My post”?</h1>');
+    expect(confirmation).toContain(`<form method="post" action="/thing/${id}/delete">`);
+    expect(confirmation).toContain('<input type="hidden" name="confirm" value="1">');
+    expect(confirmation).toContain(`<a class="button secondary" href="/thing/${id}">Cancel</a>`);
+    const refused = html(await c.submit(`/thing/${id}`, `/thing/${id}/delete`, {}), 400);
+    expect(refused).toContain('Nothing was changed: confirm with the button below.');
     expect((await getThing(s(), id)).id).toBe(id);
-    const deleted = await c.submit(`/thing/${id}`, `/thing/${id}/delete`, { confirm: 'yes' });
+    const deleted = await c.submit(`/thing/${id}/delete`, `/thing/${id}/delete`, { confirm: '1' });
     expect(deleted.statusCode).toBe(303);
     expect(deleted.headers.location).toBe('/');
     html(await c.get(`/thing/${id}`), 404);

@@ -3,17 +3,11 @@
  * run as the real CLI against a test database on both engines. Webhook URLs point at 127.0.0.1
  * only (never resolved elsewhere).
  */
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabaseUrl, ENGINES } from '../helpers/db.ts';
+import { runTipjar } from '../helpers/processes.ts';
 import { uniqueName } from '../helpers/factories.ts';
 import { openDatabase } from '../../src/db/connect.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/tipjar.js', import.meta.url));
-const run = promisify(execFile);
 
 describe.each(ENGINES)('tipjar partners and webhooks commands on %s', (engine) => {
   let database: { url: string; remove(): Promise<void> };
@@ -30,16 +24,8 @@ describe.each(ENGINES)('tipjar partners and webhooks commands on %s', (engine) =
   });
   afterAll(async () => database.remove());
 
-  /** Runs the CLI; resolves with stdout, stderr and the exit code. */
-  async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: ROOT, env, timeout: 60_000 });
-      return { stdout, stderr, code: 0 };
-    } catch (err) {
-      const e = err as { stdout: string; stderr: string; code: number };
-      return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-    }
-  }
+  /** Runs the real CLI on the test database. */
+  const cli = (...args: string[]) => runTipjar(args, env);
 
   it(
     'creates, lists, updates (trust included) and deletes a partner; refuses private URLs without the allowance',

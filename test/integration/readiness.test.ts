@@ -20,11 +20,19 @@ import type { Database } from '../../src/db/connect.ts';
 const TOKEN = 'metrics-token-0123456789abcdef0123456789abcdef';
 const BIN = fileURLToPath(new URL('../../bin/tipjar.js', import.meta.url));
 
-/** Rows of every table of the test database (its own schema on PostgreSQL), by table name. */
+/**
+ * Rows of every table of the test database (its own schema on PostgreSQL), by table name. On
+ * PostgreSQL the tables are listed from its own schema only: Kysely's introspection reads every
+ * schema and fails when another test file drops its schema meanwhile.
+ */
 async function rowCounts(database: Database): Promise<Record<string, number>> {
-  const tables = (await database.db.introspection.getTables()).filter(
-    (t) => database.engine === 'sqlite' || t.schema === database.schema,
-  );
+  const tables =
+    database.engine === 'sqlite'
+      ? await database.db.introspection.getTables()
+      : (
+          await sql<{ name: string }>`select table_name as name from information_schema.tables
+            where table_schema = ${database.schema} and table_type = 'BASE TABLE'`.execute(database.db)
+        ).rows;
   const counts: Record<string, number> = {};
   for (const t of tables) {
     const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(t.name)}`.execute(

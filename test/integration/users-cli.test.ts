@@ -3,17 +3,11 @@
  * both engines: `tipjar users create … --email E` (unverified, a verification link queued),
  * `--verified` (verified at once, nothing queued), and `tipjar users verify <username>`.
  */
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/connect.ts';
 import { createDatabaseUrl, ENGINES } from '../helpers/db.ts';
+import { runTipjar } from '../helpers/processes.ts';
 import { uniqueName } from '../helpers/factories.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/tipjar.js', import.meta.url));
-const run = promisify(execFile);
 
 describe.each(ENGINES)('tipjar users create --email/--verified and users verify on %s', (engine) => {
   let database: { url: string; remove(): Promise<void> };
@@ -34,16 +28,8 @@ describe.each(ENGINES)('tipjar users create --email/--verified and users verify 
     await database.remove();
   });
 
-  /** Runs the CLI; resolves with stdout, stderr and the exit code. */
-  async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: ROOT, env, timeout: 60_000 });
-      return { stdout, stderr, code: 0 };
-    } catch (err) {
-      const e = err as { stdout: string; stderr: string; code: number };
-      return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-    }
-  }
+  /** Runs the real CLI on the test database. */
+  const cli = (...args: string[]) => runTipjar(args, env);
   /** The database the CLI wrote (opened once the first command has migrated it). */
   const open = async () => (db ??= await openDatabase(database.url));
   const user = async (username: string) =>

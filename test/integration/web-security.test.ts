@@ -163,7 +163,12 @@ describe.each(ENGINES)('website security on %s', (engine) => {
         },
         { name: 'notices', page: '/settings', action: '/settings/notices', fields: { notice: 'receipt' } },
         { name: 'hide thing', page: `/thing/${own}`, action: `/thing/${own}/hide`, fields: { hidden: '1' } },
-        { name: 'delete thing', page: `/thing/${own}`, action: `/thing/${own}/delete`, fields: { confirm: 'yes' } },
+        {
+          name: 'delete thing',
+          page: `/thing/${own}/delete`,
+          action: `/thing/${own}/delete`,
+          fields: { confirm: '1' },
+        },
         {
           name: 'add thing',
           page: '/things/new',

@@ -70,7 +70,7 @@ describe.each(ENGINES)('website subscriptions on %s', (engine) => {
       const shyClient = new WebClient(t.app);
       await shyClient.login(shy.username);
       expect(html(await shyClient.get(`/thing/${id}`))).toContain(`<a href="/profile/${shy.username}">`);
-      // a visitor gets a sign-up and a log-in link back to the thing, no forms
+      // a visitor gets a log-in link, no forms
       expect(body).toContain(`<a href="/login?return_to=%2Fthing%2F${id}">log in</a>`);
       expect(body).not.toContain(`action="/thing/${id}/subscribe"`);
     });
@@ -84,7 +84,7 @@ describe.each(ENGINES)('website subscriptions on %s', (engine) => {
         token: await tokenWith(t.services, owner.username, 'thing'),
       });
       const body = html(await c.get(`/thing/${id}`));
-      expect(body).toContain(`action="/thing/${id}/delete"`);
+      expect(body).toContain(`href="/thing/${id}/delete"`);
       expect(body).not.toContain(`action="/thing/${id}/tip"`);
       expect(body).not.toContain(`action="/thing/${id}/subscribe"`);
     });

@@ -234,7 +234,9 @@ export const ActivityStream = Type.Object(
             description: '`like` a tip, `post` a thing registered, `follow` a subscription',
           }),
           object: streamObject('bookmark'),
-          id: Type.String({ description: 'tag URI, `tag:{host},{YYYY-MM-DD}:{username}/{verb}/{thing_id}`' }),
+          id: Type.String({
+            description: 'tag URI, `tag:{host},{YYYY-MM-DD}:{username}/{verb}/{thing_id}/{item_id}`, unique per item',
+          }),
         },
         closed,
       ),

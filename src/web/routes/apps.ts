@@ -36,17 +36,6 @@ export function describeScope(scope: string): string {
 export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
   const s = ctx.services;
 
-  /** A confirmation page for a destructive action (view confirm.eta); `status` 200, or 400 when the confirmation was missing. */
-  function renderConfirm(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    page: { title: string; explanation: string[]; action: string; button: string; cancel: string },
-    status = 200,
-  ) {
-    const error = status === 400 ? 'Nothing was changed: confirm with the button below.' : undefined;
-    return ctx.page(request, reply, './confirm', { ...page, heading: page.title, error }, status);
-  }
-
   /** The user's own client `clientId`, or undefined (unknown, or someone else's). */
   async function ownClient(userId: number, clientId: string) {
     return (await listClientsOwnedBy(s, userId)).find((c) => c.clientId === clientId);
@@ -200,7 +189,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
     if (!request.webSession) return toLogin(request, reply);
     const client = await ownClient(request.webSession.userId, request.params.clientId);
     if (!client) return notYours(request, reply);
-    return renderConfirm(request, reply, rotatePage(client));
+    return ctx.confirm(request, reply, rotatePage(client));
   });
 
   /**
@@ -214,7 +203,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
     if (!confirmed(request)) {
       const client = await ownClient(userId, request.params.clientId);
       if (!client) return notYours(request, reply);
-      return renderConfirm(request, reply, rotatePage(client), 400);
+      return ctx.confirm(request, reply, rotatePage(client), 400);
     }
     const rotated = await rotateClientSecret(s, request.params.clientId, userId);
     const client = await ownClient(userId, rotated.clientId);
@@ -229,7 +218,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
     if (!request.webSession) return toLogin(request, reply);
     const client = await ownClient(request.webSession.userId, request.params.clientId);
     if (!client) return notYours(request, reply);
-    return renderConfirm(request, reply, deletePage(client));
+    return ctx.confirm(request, reply, deletePage(client));
   });
 
   /**
@@ -244,7 +233,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
     if (!confirmed(request)) {
       const client = await ownClient(userId, request.params.clientId);
       if (!client) return notYours(request, reply);
-      return renderConfirm(request, reply, deletePage(client), 400);
+      return ctx.confirm(request, reply, deletePage(client), 400);
     }
     await deleteClient(s, request.params.clientId, userId);
     return redirectWithFlash(reply, '/apps', 'deleted', ctx.secure);
@@ -271,7 +260,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
     if (!request.webSession) return toLogin(request, reply);
     const granted = await authorizedClient(request.webSession.userId, request.params.clientId);
     if (!granted) return notAuthorized(request, reply);
-    return renderConfirm(request, reply, revokePage(granted));
+    return ctx.confirm(request, reply, revokePage(granted));
   });
 
   /**
@@ -286,7 +275,7 @@ export function appsRoutes(app: FastifyInstance, ctx: WebContext): void {
     if (!confirmed(request)) {
       const granted = await authorizedClient(userId, request.params.clientId);
       if (!granted) return notAuthorized(request, reply);
-      return renderConfirm(request, reply, revokePage(granted), 400);
+      return ctx.confirm(request, reply, revokePage(granted), 400);
     }
     await revokeAuthorization(s, userId, request.params.clientId);
     return redirectWithFlash(reply, '/authorized', 'revoked', ctx.secure);

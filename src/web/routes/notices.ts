@@ -9,7 +9,7 @@ import { NotFoundError, ValidationError } from '../../domain/errors.ts';
 import { NOTICES } from '../../domain/mail.ts';
 import { describeUnsubscription, NOTICE_KINDS, setNotices, unsubscribe } from '../../domain/notices.ts';
 import type { NoticeKind, UserRecord } from '../../domain/records.ts';
-import { deleteThing, getThing, updateThing } from '../../domain/things.ts';
+import { deleteThing, ownThing, updateThing } from '../../domain/things.ts';
 import type { WebContext } from '../context.ts';
 import { sessionPrincipal } from '../sessions.ts';
 import { field, formOf, toLogin } from './form.ts';
@@ -167,19 +167,45 @@ export function noticeRoutes(app: FastifyInstance, ctx: WebContext): void {
     return redirectWithFlash(reply, `/thing/${id}`, hidden === '1' ? 'thing-hidden' : 'thing-shown', ctx.secure);
   });
 
+  /** The confirmation page of deleting `thing` (WebContext.confirm). */
+  const deletePage = (thing: { id: number; title: string; url: string }) => ({
+    title: `Delete “${thing.title || thing.url}”?`,
+    explanation: [
+      'The thing is deleted: it leaves your profile, lists, search and feeds, nobody can tip it or subscribe to it any more, and its button and badge show nothing.',
+      'The tips it has received stay counted for the months they were given in.',
+      'This cannot be undone. To take it out of sight for a while, hide it instead.',
+    ],
+    action: `/thing/${thing.id}/delete`,
+    button: 'Delete the thing',
+    cancel: `/thing/${thing.id}`,
+  });
+
   /**
-   * POST /thing/:id/delete — fields confirm (`yes`: the box "Yes, delete it" ticked), _csrf; the
-   * owner only. Success: 303 to `/` with the one-time notice `thing-deleted`. Without the confirmation → 400 page with
-   * the reason; nothing changes. Not the owner → 403 page; unknown thing → 404 page.
+   * GET /thing/:id/delete — the confirmation page (what deleting does; a button posting
+   * `confirm=1`, Cancel back to the thing). The owner only: someone else → 403 page; unknown or
+   * deleted thing → 404 page. Not logged in → the log-in page, then back here.
+   */
+  app.get<{ Params: { id: string } }>('/thing/:id/delete', async (request, reply) => {
+    const id = pageId(request.params.id);
+    if (id === undefined) throw new NotFoundError('Thing not found', 'things');
+    if (!request.webSession) return toLogin(request, reply);
+    const thing = await ownThing(s, sessionPrincipal(request.webSession), id, 'delete');
+    return ctx.confirm(request, reply, deletePage(thing));
+  });
+
+  /**
+   * POST /thing/:id/delete — fields confirm (`1`, from the confirmation page), _csrf; the owner
+   * only. Success: 303 to `/` with the one-time notice `thing-deleted`. Without the confirmation:
+   * 400 with the confirmation page; nothing changes. Not the owner → 403 page; unknown thing → 404
+   * page.
    */
   app.post<{ Params: { id: string } }>('/thing/:id/delete', async (request, reply) => {
     const id = pageId(request.params.id);
     if (id === undefined) throw new NotFoundError('Thing not found', 'things');
     if (!request.webSession) return toLogin(request, reply, `/thing/${id}`);
     const principal = sessionPrincipal(request.webSession);
-    if (field(formOf(request), 'confirm') !== 'yes') {
-      await getThing(s, id);
-      throw new ValidationError('Tick "Yes, delete it" to delete the thing.', 'things');
+    if (field(formOf(request), 'confirm') !== '1') {
+      return ctx.confirm(request, reply, deletePage(await ownThing(s, principal, id, 'delete')), 400);
     }
     await deleteThing(s, principal, id);
     return redirectWithFlash(reply, '/', 'thing-deleted', ctx.secure);
