@@ -10,7 +10,8 @@
  *  3. Starts the real server as `npm start` does (`node <the start script's node flags>
  *     bin/tipjar.js serve`, LOG_LEVEL=warn, HOST=127.0.0.1, a free port) on that database, waits
  *     until GET /readyz answers 200 (the server's own warm-up, WARMUP_SECONDS, has ended; the time
- *     from the spawn is reported against the start budget) and runs the scenarios:
+ *     from the spawn is reported against the start budget; how many search results it took from
+ *     the snapshot its previous run kept is printed, docs/adr/0033) and runs the scenarios:
  *       - search      GET /rest/v2/things/search: popular searches and a long tail of catalogue
  *                     words (see the search scenario below); first, so its warm-up load is the
  *                     server's first seconds after ready.
@@ -722,6 +723,19 @@ async function verifyTips(
   };
 }
 
+/**
+ * The search results a server took from the snapshot the server before it kept (docs/adr/0033), as
+ * its "Warmed up …" line reports them; undefined when the line is not in its log within 2 s.
+ */
+async function keptSearchResults(server: Server): Promise<number | undefined> {
+  for (let waited = 0; waited < 2000; waited += 50) {
+    const m = /(\d+) search results kept from the last run/.exec(readFileSync(server.logFile, 'utf8'));
+    if (m) return Number(m[1]);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return undefined;
+}
+
 async function runEngine(
   engine: 'sqlite' | 'postgres',
   url: string,
@@ -748,6 +762,11 @@ async function runEngine(
       `  ${engine.padEnd(8)} ready (GET /readyz 200 after the spawn) ${Object.entries(readyMs)
         .map(([n, ms]) => `${n} ${fmt(ms)} ms`)
         .join(', ')}  ${readyVerdict === 'PASS' ? 'PASS' : '*** FAIL ***'} (budget ≤ ${fmt(BUDGET.readyMs)} ms)`,
+    );
+    const kept = await Promise.all(servers.map((s) => keptSearchResults(s)));
+    console.log(
+      `           search results kept from the servers' last run: ${kept.map((n) => (n === undefined ? '?' : fmt(n))).join(', ')}` +
+        ' (0: a first start, or things changed since; docs/adr/0033)',
     );
     const rss = sampleRss(servers.map((s) => s.pid));
     const scenarios: ScenarioReport[] = [];

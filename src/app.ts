@@ -38,12 +38,20 @@ export interface AppDeps {
   config: Config;
   database: Database;
   clock?: Clock;
+  /**
+   * Keep the search cache's popular results across restarts (`tipjar serve`; docs/adr/0033): put
+   * the results a closed server kept into the cache now, when still valid, and keep this app's
+   * when it closes. Default false (tests, commands).
+   */
+  keepSearchResults?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** the process's bounded scrypt queue (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH_QUEUE) */
     passwordHasher: PasswordHasher;
+    /** search results a closed server kept that this app's cache took at start (AppDeps.keepSearchResults) */
+    searchResultsRestored: number;
   }
 }
 
@@ -94,7 +102,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     cacheSeconds: config.searchCacheSeconds,
     cacheEntries: config.searchCacheEntries,
   });
-  app.addHook('onClose', async () => search.close());
+  let restored = 0;
+  if (deps.keepSearchResults) {
+    try {
+      restored = await search.restoreSnapshot();
+    } catch (err) {
+      app.log.warn({ err }, 'the kept search results could not be read; the search cache starts empty');
+    }
+  }
+  app.decorate('searchResultsRestored', restored);
+  app.addHook('onClose', async () => {
+    if (deps.keepSearchResults) {
+      try {
+        await search.saveSnapshot();
+      } catch (err) {
+        app.log.warn({ err }, 'the search results could not be kept for the next start');
+      }
+    }
+    search.close();
+  });
   // `app.warmedUp` (GET /readyz) and the mark of the warm-up's own requests (src/warmup.ts); its
   // onRequest hook runs before every other.
   registerWarmup(app);

@@ -44,7 +44,7 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
  */
 export async function serve(config: Config = loadConfig(process.env)): Promise<void> {
   const database = await openConfiguredDatabase(config);
-  const app = await buildApp({ config, database });
+  const app = await buildApp({ config, database, keepSearchResults: true });
   // Runs beside the listen below, through app.inject: GET /readyz answers 503 until it has ended,
   // /healthz 200 meanwhile.
   const warming =
@@ -76,7 +76,7 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
   }
   void warming?.then((r) => {
     process.stdout.write(
-      `Warmed up in ${r.ms} ms (${r.requests} requests; ${r.popularFilled} of ${r.popularSearches} popular searches cached, words: ${r.words.join(' ') || 'none'}); ready\n`,
+      `Warmed up in ${r.ms} ms (${r.requests} requests; ${app.searchResultsRestored} search results kept from the last run; ${r.popularFilled} of ${r.popularSearches} popular searches cached, words: ${r.words.join(' ') || 'none'}); ready\n`,
     );
     if (r.serverErrors) process.stderr.write(`warm-up: ${r.serverErrors} requests answered 5xx\n`);
   });

@@ -315,6 +315,25 @@ export interface MailOutboxTable {
   last_error: string | null;
 }
 
+/** The search result cache a closing server kept (0014_search_snapshots): one row, `id` 1. */
+export interface SearchSnapshotsTable {
+  id: number;
+  /** the snapshot's format (domain/search/snapshot.ts SNAPSHOT_FORMAT) and the schema it was written on */
+  format: string;
+  /** `search_changes.things` when it was written: it is valid only while the counter still holds it */
+  things: number | string;
+  /** Unix seconds */
+  saved_at: number | string;
+  /** the entries, JSON text */
+  entries: string;
+}
+
+/** The counter of writes that can change what a search matches (0012 on PostgreSQL, 0014 on SQLite): one row, `id` 1. */
+export interface SearchChangesTable {
+  id: number;
+  things: number | string;
+}
+
 export interface DB {
   users: UsersTable;
   things: ThingsTable;
@@ -339,4 +358,6 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   account_tokens: AccountTokensTable;
   mail_outbox: MailOutboxTable;
+  search_snapshots: SearchSnapshotsTable;
+  search_changes: SearchChangesTable;
 }

@@ -15,7 +15,9 @@ import { createDatabaseUrl, ENGINES } from '../helpers/db.ts';
 import { buildThing, buildUser } from '../helpers/factories.ts';
 import { STORES, storeEnv } from '../helpers/stores.ts';
 import { popularWords, warmUp } from '../../src/warmup.ts';
-import type { Database } from '../../src/db/connect.ts';
+import { openDatabase, type Database } from '../../src/db/connect.ts';
+import { systemClock } from '../../src/domain/clock.ts';
+import { unboundedHashing } from '../../src/auth/passwords.ts';
 
 const TOKEN = 'metrics-token-0123456789abcdef0123456789abcdef';
 const BIN = fileURLToPath(new URL('../../bin/tipjar.js', import.meta.url));
@@ -212,7 +214,7 @@ describe.each(ENGINES)('tipjar serve on %s', (engine) => {
     expect(status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect(output()).toMatch(
-      /^Warmed up in \d+ ms \(\d+ requests; 0 of 0 popular searches cached, words: none\); ready$/m,
+      /^Warmed up in \d+ ms \(\d+ requests; 0 search results kept from the last run; 0 of 0 popular searches cached, words: none\); ready$/m,
     );
     await stop(child);
   });
@@ -223,5 +225,37 @@ describe.each(ENGINES)('tipjar serve on %s', (engine) => {
     expect(ready.status).toBe(200);
     expect(output()).not.toContain('Warmed up');
     await stop(child);
+  });
+
+  it('keeps its popular search results when it stops (SIGTERM), and the next start takes them (docs/adr/0033)', async () => {
+    const first = await serve('0');
+    const other = await openDatabase(database.url);
+    const word = `kept${randomBytes(4).toString('hex')}`;
+    try {
+      const s = {
+        database: other,
+        clock: systemClock,
+        siteUrl: 'http://tipjar.test',
+        passwordHashing: unboundedHashing,
+      };
+      await buildThing(s, await buildUser(s), { title: `${word} thing` });
+    } finally {
+      await other.close();
+    }
+    const ask = async (url: string) => {
+      const res = await fetch(`${url}${API}/things/search?query=${word}`);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { things: { id: number }[] }).things.map((t) => t.id);
+    };
+    const ids = await ask(first.url);
+    expect(ids).toHaveLength(1);
+    expect(await ask(first.url)).toEqual(ids);
+    await stop(first.child);
+
+    const second = await serve('0.1');
+    while (!/Warmed up/.test(second.output())) await new Promise((r) => setTimeout(r, 20));
+    expect(second.output()).toMatch(/\(\d+ requests; 1 search results kept from the last run; /);
+    expect(await ask(second.url)).toEqual(ids);
+    await stop(second.child);
   });
 });

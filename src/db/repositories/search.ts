@@ -533,12 +533,11 @@ const searchChangesStatement = precompiled((ex: Executor) => ({
 }));
 
 /**
- * PostgreSQL: the counter of committed writes that can change what a search matches, by any
- * instance (migration 0012_search_changes); undefined on SQLite (Database.externalChanges serves
- * there). A value read before a search is never newer than what the search then sees.
+ * The counter of committed writes that can change what a search matches, by any instance or
+ * process (`search_changes`: migration 0012 on PostgreSQL, 0014 on SQLite); undefined when its
+ * row is missing. A value read before a search is never newer than what the search then sees.
  */
 export async function readSearchChanges(database: Database): Promise<number | undefined> {
-  if (database.engine !== 'postgres') return undefined;
   const [r] = await searchChangesStatement(database.db);
   return r ? Number(r.things) : undefined;
 }

@@ -9,7 +9,8 @@
  * their bookkeeping leaves this folder. docs/adr/0015, 0019.
  */
 import type { Database } from '../../db/transaction.ts';
-import { searchThingIds, type SearchPage } from '../../db/repositories/search.ts';
+import { readSearchChanges, searchThingIds, type SearchPage } from '../../db/repositories/search.ts';
+import { readSearchSnapshot, saveSearchSnapshot } from '../../db/repositories/search-snapshots.ts';
 import { findThingsByIds } from '../../db/repositories/things.ts';
 import type { Clock } from '../clock.ts';
 import type { PageRequest, Principal, ThingRecord } from '../records.ts';
@@ -17,6 +18,7 @@ import { ChangeLog } from './change-log.ts';
 import { CriteriaMaker, type SearchFilters } from './criteria.ts';
 import { SearchRenderCache, type RenderBasis } from './rendered.ts';
 import { SearchCache, type SearchCacheStats } from './result-cache.ts';
+import { decodeResults, encodeResults, SNAPSHOT_FORMAT } from './snapshot.ts';
 
 export { MAX_QUERY_LENGTH, MAX_QUERY_WORDS, queryWords, SEARCH_SORTS, type SearchFilters } from './criteria.ts';
 export type { SearchCacheStats } from './result-cache.ts';
@@ -116,6 +118,45 @@ export class Search {
     // (no per-viewer fields) and short (no owners' profiles).
     const rendered = found.hit && !viewer && !options.full ? this.rendered : undefined;
     return new Answer(this.database, found.page, viewer, rendered, found.external);
+  }
+
+  /**
+   * Keeps the popular results across a restart (docs/adr/0033): writes to the database the
+   * results of the cache's protected segment (searches asked more than once) that are relevance
+   * searches by no viewer and fresh, with the value of the database's counter of matching writes
+   * (`search_changes`) read before them; `restoreSnapshot` of the next process takes them only
+   * while the counter still holds that value. Tip sorts (which every tip moves) and per-viewer
+   * results are not kept. Call it while the change log still runs (before `close`).
+   * @returns how many results were written (nothing is written when there are none, or with the cache off)
+   * @throws the database's errors (nothing is lost: the cache is only a cache)
+   */
+  async saveSnapshot(): Promise<number> {
+    if (!this.results) return 0;
+    const things = await readSearchChanges(this.database);
+    if (things === undefined) return 0;
+    const savedAt = this.clock.now();
+    const kept = await this.results.kept(savedAt);
+    if (kept.length === 0) return 0;
+    await saveSearchSnapshot(this.database, { format: SNAPSHOT_FORMAT, things, savedAt, entries: encodeResults(kept) });
+    return kept.length;
+  }
+
+  /**
+   * Puts the results an earlier process kept (`saveSnapshot`) into the cache, if no write that can
+   * change what a search matches has committed since (the database's counter still holds the
+   * snapshot's value) and the snapshot has this format on this schema.
+   * @returns how many results were put into the cache (0 when the snapshot is missing or stale)
+   * @throws the database's errors
+   */
+  async restoreSnapshot(): Promise<number> {
+    if (!this.results) return 0;
+    const snapshot = await readSearchSnapshot(this.database, SNAPSHOT_FORMAT);
+    if (!snapshot) return 0;
+    return this.results.restore(
+      decodeResults(snapshot.entries),
+      this.clock.now(),
+      async () => (await readSearchChanges(this.database)) === snapshot.things,
+    );
   }
 
   /** Stops following the database's commits. */

@@ -52,6 +52,15 @@ interface Entry {
   page: SearchPage;
   basis: Basis;
   tipSorted: boolean;
+  /** a relevance search by no viewer: the same for everyone until a write to things (see `kept`) */
+  keepable: boolean;
+}
+
+/** A result as kept across a restart (`kept`, `restore`). */
+export interface KeptResult {
+  /** cacheKey of the search */
+  key: string;
+  page: SearchPage;
 }
 
 /** Lookups answered from the cache and computed, since the process started (GET /metrics). */
@@ -113,6 +122,7 @@ export class SearchCache {
     if (this.options.maxAgeSeconds <= 0) return { page: await compute(), hit: false };
     const key = cacheKey(c);
     const tipSorted = c.sort !== 'relevance';
+    const keepable = !tipSorted && c.viewerUserId === undefined;
     const now = await this.basis(c.now);
     const external = this.changes.seesEveryChange ? now.external : undefined;
     const cached = this.lookup(key);
@@ -129,7 +139,7 @@ export class SearchCache {
       }
     }
     this.stats.misses++;
-    const computation = compute().then((page): Entry => ({ page, basis: now, tipSorted }));
+    const computation = compute().then((page): Entry => ({ page, basis: now, tipSorted, keepable }));
     this.inflight.set(key, computation);
     try {
       const entry = await computation;
@@ -140,6 +150,45 @@ export class SearchCache {
     } finally {
       if (this.inflight.get(key) === computation) this.inflight.delete(key);
     }
+  }
+
+  /**
+   * The results worth keeping across a restart, most recently used first: those asked for more
+   * than once (the protected segment), of a relevance search by no viewer, and fresh now. Taken
+   * after the caller read the database's counter of matching writes, each is valid for that value
+   * (a write since would have made it stale here).
+   * @param at Unix seconds now (the service clock)
+   */
+  async kept(at: number): Promise<KeptResult[]> {
+    if (this.options.maxAgeSeconds <= 0) return [];
+    const now = await this.basis(at);
+    const kept: KeptResult[] = [];
+    for (const [key, entry] of this.protected.entries()) {
+      if (entry.keepable && this.fresh(entry, now)) kept.push({ key, page: entry.page });
+    }
+    return kept;
+  }
+
+  /**
+   * Puts results kept by an earlier process (`kept`) into the protected segment, in their order
+   * of use, as if computed now — if `stillValid`, asked after what they are dated against was
+   * read, says that no write that can change what a search matches has committed since they were
+   * kept (then a write after that read makes them stale like any entry).
+   * @param results as `kept` returned them, most recently used first
+   * @param at Unix seconds now (the service clock)
+   * @returns how many were put (at most the protected segment's size; 0 when `stillValid` said no)
+   */
+  async restore(results: readonly KeptResult[], at: number, stillValid: () => Promise<boolean>): Promise<number> {
+    if (this.options.maxAgeSeconds <= 0 || results.length === 0) return 0;
+    const basis = await this.basis(at);
+    if (!(await stillValid())) return 0;
+    const room = this.protected.max;
+    const put = results.slice(0, room);
+    for (let i = put.length - 1; i >= 0; i--) {
+      const { key, page } = put[i]!;
+      this.protected.set(key, { page, basis, tipSorted: false, keepable: true });
+    }
+    return put.length;
   }
 
   private async basis(at: number): Promise<Basis> {
