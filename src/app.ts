@@ -32,6 +32,7 @@ import { createDiscovery } from './discovery/index.ts';
 import { discoveryCacheOver } from './discovery/cache.ts';
 import { registerOpenApi } from './http/plugins/openapi.ts';
 import { Search } from './domain/search/index.ts';
+import { sharedSearchResultsOver } from './cluster/search-results.ts';
 import { registerWarmup } from './warmup.ts';
 
 export interface AppDeps {
@@ -97,10 +98,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorate('passwordHasher', passwordHasher);
   const clock = deps.clock ?? systemClock;
-  // Search with its caches, which follow this database's commits (src/domain/search).
+  // Every limit's counters: in memory, or in Redis when REDIS_URL is set (fails here when Redis
+  // cannot be reached); closed when the app closes. Its Redis connection also holds the discovery
+  // cache and the shared search results below, so every instance shares them.
+  const counters = await CounterStore.open({
+    keyPrefix: config.rateLimitKeyPrefix,
+    redisUrl: config.redisUrl,
+    log: app.log,
+  });
+  app.addHook('onClose', async () => counters.close());
+  // Search with its caches, which follow this database's commits (src/domain/search); on
+  // PostgreSQL with REDIS_URL its popular results are shared by every instance (src/cluster).
   const search = new Search(database, clock, {
     cacheSeconds: config.searchCacheSeconds,
     cacheEntries: config.searchCacheEntries,
+    shared: sharedSearchResultsOver(counters),
   });
   let restored = 0;
   if (deps.keepSearchResults) {
@@ -124,15 +136,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // `app.warmedUp` (GET /readyz) and the mark of the warm-up's own requests (src/warmup.ts); its
   // onRequest hook runs before every other.
   registerWarmup(app);
-  // Every limit's counters: in memory, or in Redis when REDIS_URL is set (fails here when Redis
-  // cannot be reached); closed when the app closes. Its Redis connection also holds the discovery
-  // cache below, so every instance shares both.
-  const counters = await CounterStore.open({
-    keyPrefix: config.rateLimitKeyPrefix,
-    redisUrl: config.redisUrl,
-    log: app.log,
-  });
-  app.addHook('onClose', async () => counters.close());
   const services: Services = {
     database,
     clock,

@@ -17,11 +17,11 @@ import type { PageRequest, Principal, ThingRecord } from '../records.ts';
 import { ChangeLog } from './change-log.ts';
 import { CriteriaMaker, type SearchFilters } from './criteria.ts';
 import { SearchRenderCache, type RenderBasis } from './rendered.ts';
-import { SearchCache, type SearchCacheStats } from './result-cache.ts';
+import { SearchCache, type SearchCacheStats, type SharedSearchResults } from './result-cache.ts';
 import { decodeResults, encodeResults, SNAPSHOT_FORMAT } from './snapshot.ts';
 
 export { MAX_QUERY_LENGTH, MAX_QUERY_WORDS, queryWords, SEARCH_SORTS, type SearchFilters } from './criteria.ts';
-export type { SearchCacheStats } from './result-cache.ts';
+export type { SearchCacheStats, SharedSearchResults } from './result-cache.ts';
 
 export interface SearchOptions {
   /**
@@ -34,6 +34,8 @@ export interface SearchOptions {
   cacheEntries: number;
   /** most JSON of rendered answers kept, bytes of UTF-8 (default rendered.ts DEFAULT_RENDER_CACHE_BYTES) */
   renderedBytes?: number;
+  /** results shared with the other instances (PostgreSQL only: SQLite has one process) */
+  shared?: SharedSearchResults;
 }
 
 /** How the caller will represent the page's things (DECISIONS.md "Pagination and `full`"). */
@@ -86,6 +88,7 @@ export class Search {
       this.results = new SearchCache(this.changes, {
         maxAgeSeconds: options.cacheSeconds,
         maxEntries: options.cacheEntries,
+        shared: this.changes.seesEveryChange ? undefined : options.shared,
       });
       if (this.changes.seesEveryChange) this.rendered = new SearchRenderCache(this.changes, options.renderedBytes);
     }

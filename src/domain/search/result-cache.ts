@@ -30,11 +30,30 @@ import { LRUCache } from 'lru-cache';
 import type { ChangeLog, Epochs } from './change-log.ts';
 import type { SearchCriteria, SearchPage } from '../../db/repositories/search.ts';
 
+/**
+ * Search results shared by every instance (PostgreSQL with `REDIS_URL`; docs/adr/0034): pages of
+ * relevance searches by no viewer, each stored under the search's cache key and the value of the
+ * database's counter of matching writes (`search_changes`) read before it ran, so it is found
+ * only by a lookup that read the same value. Implemented outside the domain (src/cluster/search-results.ts).
+ */
+export interface SharedSearchResults {
+  /** The page stored for `key` at `counter`; undefined when none is (or the store cannot be reached). */
+  get(key: string, counter: number): Promise<SearchPage | undefined>;
+  /** Stores `page` for `key` at `counter` (for a while; a failure only means it is not shared). */
+  set(key: string, counter: number, page: SearchPage): Promise<void>;
+}
+
 export interface SearchCacheOptions {
   /** most results kept, both segments together (at least 2; see the file comment) */
   maxEntries: number;
   /** PostgreSQL: seconds an entry of a tip sort may be served, by the service clock (SQLite sees every change and needs none); 0 turns the cache off on both */
   maxAgeSeconds: number;
+  /**
+   * PostgreSQL: the other instances' results (index.ts SharedSearchResults): asked before a
+   * keepable search is computed, and given every keepable result that moves into the protected
+   * segment (asked here more than once)
+   */
+  shared?: SharedSearchResults;
 }
 
 /** What a result was computed against. */
@@ -63,14 +82,16 @@ export interface KeptResult {
   page: SearchPage;
 }
 
-/** Lookups answered from the cache and computed, since the process started (GET /metrics). */
+/** Lookups answered from the cache, from the other instances' results, and computed, since the process started (GET /metrics). */
 export interface SearchCacheStats {
   hits: number;
+  /** misses of this process's cache that another instance's shared result answered (counted in neither of the others) */
+  shared: number;
   misses: number;
 }
 
 export class SearchCache {
-  readonly stats: SearchCacheStats = { hits: 0, misses: 0 };
+  readonly stats: SearchCacheStats = { hits: 0, shared: 0, misses: 0 };
   /** results asked for once so far (least recently used go first) */
   private readonly probation: LRUCache<string, Entry>;
   /** results asked for again while on probation */
@@ -87,7 +108,7 @@ export class SearchCache {
     this.probation = new LRUCache<string, Entry>({ max: total - protectedEntries });
   }
 
-  /** The kept result for `key`, if any, moving it to the protected segment when it was on probation. */
+  /** The kept result for `key`, if any, moving it to the protected segment when it was on probation (and then sharing it). */
   private lookup(key: string): Entry | undefined {
     const kept = this.protected.get(key);
     if (kept) return kept;
@@ -95,8 +116,15 @@ export class SearchCache {
     if (trial) {
       this.probation.delete(key);
       this.protected.set(key, trial);
+      this.share(key, trial);
     }
     return trial;
+  }
+
+  /** Gives a keepable `entry` to the other instances, under the counter value it was computed at. */
+  private share(key: string, entry: Entry): void {
+    if (this.options.shared && entry.keepable && entry.basis.shared !== undefined)
+      void this.options.shared.set(key, entry.basis.shared, entry.page);
   }
 
   /** How many results are kept (both segments). */
@@ -138,14 +166,26 @@ export class SearchCache {
         return { page: entry.page, hit: true, external };
       }
     }
+    if (this.options.shared && keepable && now.shared !== undefined) {
+      const page = await this.options.shared.get(key, now.shared);
+      if (page) {
+        this.stats.shared++;
+        const entry: Entry = { page, basis: now, tipSorted, keepable };
+        if (this.protected.has(key)) this.protected.set(key, entry);
+        else this.probation.set(key, entry);
+        return { page, hit: true, external };
+      }
+    }
     this.stats.misses++;
     const computation = compute().then((page): Entry => ({ page, basis: now, tipSorted, keepable }));
     this.inflight.set(key, computation);
     try {
       const entry = await computation;
       // A result recomputed because its kept one went stale stays in the segment it had earned.
-      if (this.protected.has(key)) this.protected.set(key, entry);
-      else this.probation.set(key, entry);
+      if (this.protected.has(key)) {
+        this.protected.set(key, entry);
+        this.share(key, entry);
+      } else this.probation.set(key, entry);
       return { page: entry.page, hit: false, external };
     } finally {
       if (this.inflight.get(key) === computation) this.inflight.delete(key);

@@ -82,12 +82,13 @@ export function registerMetrics(
   if (cache) {
     new Counter({
       name: 'tipjar_search_cache_requests_total',
-      help: 'Searches answered from the search result cache (result="hit") and run against the database (result="miss")',
+      help: 'Searches answered from the search result cache (result="hit"), from a result another instance shared (result="shared"), and run against the database (result="miss")',
       labelNames: ['result'] as const,
       registers: [registry],
       collect() {
         this.reset();
         this.inc({ result: 'hit' }, cache.hits);
+        this.inc({ result: 'shared' }, cache.shared);
         this.inc({ result: 'miss' }, cache.misses);
       },
     });
