@@ -11,6 +11,7 @@ import {
   listRecentPublicTips,
   listTipsByTipper,
   listTipsOnThing,
+  lockThingForTip,
   tipAtOnce,
 } from '../db/repositories/tips.ts';
 import { insertActivity } from '../db/repositories/activities.ts';
@@ -56,6 +57,7 @@ export async function tipInTransaction(
   const period = periodOf(now);
   const means = await findMeans(trx, tip.tipperId, period);
   if (!means || !hasMeans(means)) throw new NoMeansError();
+  await lockThingForTip(trx, s.database.engine, thing.id);
   const tipId = await insertTipOnce(trx, {
     thingId: thing.id,
     tipperId: tip.tipperId,

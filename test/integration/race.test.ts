@@ -108,6 +108,24 @@ describe.each(ENGINES)('concurrent tips on %s', (engine) => {
     expect(await counters(id)).toEqual({ tips: 10, users: 10, rows: 10, tippers: 10 });
   });
 
+  it(`${N} users subscribing to one thing while ${N} others tip it, concurrently: all ${2 * N} answered 200 and counted`, async () => {
+    const owner = await buildUser(t.services);
+    const id = await buildThing(t.services, owner);
+    const users: TestUser[] = [];
+    for (let i = 0; i < 2 * N; i++) users.push(await buildUser(t.services, { scopes: 'tip' }));
+    // A subscription tips in a transaction of several statements; a tip on PostgreSQL is one
+    // statement: both lock the thing before its hour of tips, so neither deadlocks the other.
+    const results = await Promise.all(
+      users.map((u, i) =>
+        i % 2 === 0
+          ? t.app.inject({ method: 'POST', url: `${API}/things/${id}/subscriptions`, headers: bearer(u.token) })
+          : tip(id, u.token),
+      ),
+    );
+    expect(results.map((r) => r.statusCode)).toEqual(Array(2 * N).fill(200));
+    expect(await counters(id)).toEqual({ tips: 2 * N, users: 2 * N, rows: 2 * N, tippers: 2 * N });
+  });
+
   it(`${N} users concurrently tipping one new auto-submit URL: one thing created, ${N} × 200`, async () => {
     const owner = await buildUser(t.services);
     const tippers: TestUser[] = [];

@@ -38,6 +38,18 @@ export async function insertTipOnce(
   return r.id;
 }
 
+/**
+ * PostgreSQL: locks the thing's row for the rest of the transaction (as an update of its counters
+ * would), before anything else of a tip is written. Every tip locks its thing first — here, or in
+ * the one statement of tipAtOnce — and only then its `tip_hours` row and its counters, so two
+ * tips of one thing wait for each other instead of deadlocking. SQLite has one writer at a time:
+ * nothing to do.
+ */
+export async function lockThingForTip(ex: Executor, engine: 'sqlite' | 'postgres', thingId: number): Promise<void> {
+  if (engine === 'postgres')
+    await ex.selectFrom('things').select('id').where('id', '=', thingId).forNoKeyUpdate().execute();
+}
+
 /** One statement: the tip in its thing's hour of tip_hours (migration 0005_tip_hours). */
 const countTipHourStatement = precompiled(
   (ex: Executor, thingId: number, hour: number, firstAt: number, lastAt: number, weight: number) =>
@@ -140,7 +152,7 @@ const tipAtOnceStatement = precompiled(
     const at = sql`${now}::bigint`;
     const query = sql<TipAtOnceRow>`with
   t as (select ${sql.raw(THING_COLUMNS.join(', '))} from things left join users on users.id = things.owner_user_id
-        where things.id = ${thing} and things.deleted_at is null),
+        where things.id = ${thing} and things.deleted_at is null for no key update of things),
   m as (select coalesce(pb.budget_cents, u.budget_cents) as budget, u.budget_cents as setting,
                pb.budget_cents is null as unfixed, u.balance_cents as balance
         from users as u left join period_budgets as pb on pb.user_id = u.id and pb.period = ${per}
