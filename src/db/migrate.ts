@@ -31,6 +31,7 @@ import { makeSearchRanked } from './migrations/0011_search_ranked.ts';
 import { makeSearchChanges } from './migrations/0012_search_changes.ts';
 import { makeSearchWordCounts } from './migrations/0013_search_word_counts.ts';
 import { makeSearchSnapshots } from './migrations/0014_search_snapshots.ts';
+import { makeTipsAtOnce } from './migrations/0015_tips_at_once.ts';
 import type { DB } from './schema.ts';
 
 /** Every migration, by name; applied in name order. */
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, (engine: Engine) => Migration> = {
   '0012_search_changes': makeSearchChanges,
   '0013_search_word_counts': makeSearchWordCounts,
   '0014_search_snapshots': makeSearchSnapshots,
+  '0015_tips_at_once': makeTipsAtOnce,
 };
 
 /** The names of every migration this version of Tipjar knows, in the order they apply. */

@@ -130,6 +130,12 @@ async function inScope<T>(
 
 const RETRYABLE_PG = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
 
+/** Whether `err` is a PostgreSQL serialization failure or deadlock: what inTransaction and inStatement retry. */
+export function isRetryableConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE_PG.has(code);
+}
+
 /**
  * Runs `fn` inside a transaction and returns its result.
  * SQLite: transactions are group-committed (see GroupCommitter): `fn` runs inside a savepoint of a
@@ -158,8 +164,7 @@ export async function inTransaction<T>(database: Database, fn: (trx: Executor) =
       announce(database, changes);
       return result;
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code && RETRYABLE_PG.has(code) && attempt < 5) continue;
+      if (isRetryableConflict(err) && attempt < 5) continue;
       throw err;
     }
   }
@@ -179,8 +184,7 @@ export async function inStatement<T>(database: Database, fn: (db: Executor) => P
     try {
       return await fn(database.db);
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (database.engine === 'postgres' && code && RETRYABLE_PG.has(code) && attempt < 5) continue;
+      if (database.engine === 'postgres' && isRetryableConflict(err) && attempt < 5) continue;
       throw err;
     }
   }

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, json, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, uniqueName, type TestUser } from '../helpers/factories.ts';
+import { searchCacheCounts, searchThings } from '../helpers/search.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { inTransaction } from '../../src/db/transaction.ts';
 import { insertThing } from '../../src/db/repositories/things.ts';
@@ -37,21 +38,8 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
   });
   afterAll(async () => t.close());
 
-  const search = async (query: string, headers: Record<string, string> = {}) => {
-    const res = await t.app.inject({ url: `${API}/things/search?${query}`, headers });
-    expect(res.statusCode, res.body).toBe(200);
-    const body = json<{ total_items: number; things: { id: number; tips: number }[] }>(res);
-    return { total: body.total_items, ids: body.things.map((x) => x.id), things: body.things };
-  };
-  /** The cache's hit and miss counts, from GET /metrics. */
-  const cacheCounts = async () => {
-    const res = await t.app.inject({ url: '/metrics', headers: bearer(METRICS_TOKEN) });
-    expect(res.statusCode).toBe(200);
-    const text = res.body;
-    const value = (result: string) =>
-      Number(new RegExp(`tipjar_search_cache_requests_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
-    return { hits: value('hit'), misses: value('miss') };
-  };
+  const search = (query: string, headers: Record<string, string> = {}) => searchThings(t.app, query, headers);
+  const cacheCounts = () => searchCacheCounts(t.app, METRICS_TOKEN);
   /** A word no other test uses, so each test has searches of its own. */
   const freshWord = () => uniqueName('zq').replace(/[^a-z0-9]/g, '');
   /** A thing written straight into the database, as another instance or process would. */

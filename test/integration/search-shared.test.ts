@@ -15,7 +15,8 @@ import { unboundedHashing } from '../../src/auth/passwords.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import type { Services } from '../../src/domain/services.ts';
 import { redisSearchResults } from '../../src/cluster/search-results.ts';
-import { API, bearer, PUBLIC_URL } from '../helpers/app.ts';
+import { bearer, PUBLIC_URL } from '../helpers/app.ts';
+import { searchCacheCounts, searchThings } from '../helpers/search.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/db.ts';
 import { buildThing, buildUser, uniqueName, type TestUser } from '../helpers/factories.ts';
 import { REDIS_URL, storeEnv } from '../helpers/stores.ts';
@@ -63,19 +64,8 @@ describe.runIf(ENGINES.includes('postgres') && REDIS_URL)('search results shared
     await db.drop();
   });
 
-  const search = async (app: FastifyInstance, query: string, headers: Record<string, string> = {}) => {
-    const res = await app.inject({ url: `${API}/things/search?${query}`, headers });
-    expect(res.statusCode, res.body).toBe(200);
-    const body = JSON.parse(res.body) as { total_items: number; things: { id: number }[] };
-    return { total: body.total_items, ids: body.things.map((t) => t.id) };
-  };
-  /** `app`'s search cache counts, from GET /metrics. */
-  const counts = async (app: FastifyInstance) => {
-    const text = (await app.inject({ url: '/metrics', headers: bearer(METRICS_TOKEN) })).body;
-    const value = (result: string) =>
-      Number(new RegExp(`tipjar_search_cache_requests_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
-    return { hits: value('hit'), shared: value('shared'), misses: value('miss') };
-  };
+  const search = searchThings;
+  const counts = (app: FastifyInstance) => searchCacheCounts(app, METRICS_TOKEN);
   /** The shared results in Redis, waited for up to 2 s when `atLeast` are expected. */
   const sharedKeys = async (atLeast = 0) => {
     const prefix = store.env.RATE_LIMIT_KEY_PREFIX;

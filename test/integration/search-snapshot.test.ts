@@ -18,7 +18,8 @@ import { tipThing } from '../../src/domain/tips.ts';
 import type { ThingId } from '../../src/domain/records.ts';
 import { openDatabase } from '../../src/db/connect.ts';
 import { readSearchChanges } from '../../src/db/repositories/search.ts';
-import { API, bearer, PUBLIC_URL } from '../helpers/app.ts';
+import { bearer, PUBLIC_URL } from '../helpers/app.ts';
+import { searchCacheCounts, searchThings } from '../helpers/search.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/db.ts';
 import { buildThing, buildUser, principalOf, uniqueName, type TestUser } from '../helpers/factories.ts';
 
@@ -60,19 +61,8 @@ describe.each(ENGINES)('search results kept across restarts on %s', (engine) => 
     open.splice(open.indexOf(app), 1);
     await app.close();
   };
-  const search = async (app: FastifyInstance, query: string, headers: Record<string, string> = {}) => {
-    const res = await app.inject({ url: `${API}/things/search?${query}`, headers });
-    expect(res.statusCode, res.body).toBe(200);
-    const body = JSON.parse(res.body) as { total_items: number; things: { id: number }[] };
-    return { total: body.total_items, ids: body.things.map((t) => t.id) };
-  };
-  /** The search cache's hit and miss counts of `app`, from GET /metrics. */
-  const cacheCounts = async (app: FastifyInstance) => {
-    const text = (await app.inject({ url: '/metrics', headers: bearer(METRICS_TOKEN) })).body;
-    const value = (result: string) =>
-      Number(new RegExp(`tipjar_search_cache_requests_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
-    return { hits: value('hit'), misses: value('miss') };
-  };
+  const search = searchThings;
+  const cacheCounts = (app: FastifyInstance) => searchCacheCounts(app, METRICS_TOKEN);
   const word = () => uniqueName('kq').replace(/[^a-z0-9]/g, '');
   /** Asks `query` twice, so that the cache counts it as popular (its protected segment). */
   const askTwice = async (app: FastifyInstance, query: string, headers: Record<string, string> = {}) => {

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { recordChange, type Database, type Executor } from '../transaction.ts';
 import { RAW_ROWS } from '../raw-rows.ts';
 import { precompiled } from '../precompiled.ts';
+import { batchedReads } from '../batched.ts';
 import type { OwnerRef, PageRequest, ThingRecord } from '../../domain/records.ts';
 import type { NewThing, ThingFields } from '../../domain/thing-input.ts';
 
@@ -80,10 +81,17 @@ function selectThings(ex: Executor) {
 }
 
 const thingById = precompiled((ex: Executor, id: number) => selectThings(ex).where('things.id', '=', id));
+const thingsByIds = precompiled((ex: Executor, ids: number[]) =>
+  selectThings(ex).where(sql<boolean>`things.id = any(${ids}::bigint[])`),
+);
+const thingByIdBatched = batchedReads(thingById, thingsByIds, (r) => r.id);
 
-/** The live thing with this id (the hot read of GET /things/:id and of every tip). */
+/**
+ * The live thing with this id (the hot read of GET /things/:id and of every tip); on
+ * PostgreSQL's own handle read together with the other requests' of the same moment (db/batched.ts).
+ */
 export async function findThingById(ex: Executor, id: number): Promise<ThingRecord | undefined> {
-  const [r] = await thingById(ex, id);
+  const r = await thingByIdBatched(ex, id);
   return r && toThingRecord(r);
 }
 

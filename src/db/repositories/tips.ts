@@ -1,7 +1,8 @@
 /** Tips and the per-thing counters kept in step with them (same transaction). */
 import { sql } from 'kysely';
-import { inStatement, recordChange, type Database, type Executor } from '../transaction.ts';
+import { inStatement, isRetryableConflict, recordChange, type Database, type Executor } from '../transaction.ts';
 import { precompiled } from '../precompiled.ts';
+import { turnBatched } from '../batched.ts';
 import { TREND_HALF_LIFE } from './search.ts';
 import type { PageRequest, ThingRecord, TipRecord } from '../../domain/records.ts';
 import { THING_COLUMNS, toThingRecord, type ThingRow } from './things.ts';
@@ -89,34 +90,37 @@ export type TipAtOnce =
   | { outcome: 'tip_owner' | 'no_means' | 'tip_once' | 'pending'; thing: ThingRecord }
   | { outcome: 'tipped'; thing: ThingRecord; tipId: number };
 
+/** A tip for tipAtOnce: times in Unix seconds, `period` 'YYYY-MM'. */
+export interface TipAtOnceInput {
+  thingId: number;
+  tipperId: number;
+  period: string;
+  now: number;
+  source: 'api';
+  clientId: number | null;
+}
+
 /**
- * PostgreSQL: a tip on a thing owned by a user as ONE statement (data-modifying common table
- * expressions, one implicit transaction, one round trip), with what tipThing's transaction writes
- * — the tip (ON CONFLICT on tips_once_per_period: concurrent tips cannot both win), its hour of
- * tip_hours, the period's budget on the tipper's first tip of the period, the thing's counters,
- * the `like` activity — and the same checks in the same order: the thing exists and is not
- * deleted (`not_found`), the tipper is not its owner (`tip_owner`), the tipper has means
- * (`no_means`: the rule of domain/money/means.ts hasMeans, budget of the period = the fixed one
- * else the setting, > 0 and ≤ the balance), one tip per thing, tipper and period (`tip_once`).
- * Nothing is written unless every check passes. All checks read one snapshot, which no statement
- * of the transaction it replaces read more strictly (each read its own, READ COMMITTED).
- * A thing owned by an identity (pending) is left to the transaction (`pending`, nothing written):
- * its tip queues a partner webhook too.
- * Serialization failures and deadlocks are retried like a transaction's (db/transaction.ts).
- * @param t times in Unix seconds; `period` 'YYYY-MM'
+ * PostgreSQL: a tip on a thing owned by a user in one call of the function `tips_at_once`
+ * (migration 0015_tips_at_once: one statement of data-modifying common table expressions per tip,
+ * one implicit transaction), with what tipThing's transaction writes — the tip (ON CONFLICT on
+ * tips_once_per_period: concurrent tips cannot both win), its hour of tip_hours, the period's
+ * budget on the tipper's first tip of the period, the thing's counters, the `like` activity — and
+ * the same checks in the same order: the thing exists and is not deleted (`not_found`), the tipper
+ * is not its owner (`tip_owner`), the tipper has means (`no_means`: the rule of
+ * domain/money/means.ts hasMeans), one tip per thing, tipper and period (`tip_once`). Nothing is
+ * written unless every check passes. The tips asked during one turn of the event loop go in one
+ * call (db/batched.ts), ordered by thing so that batches lock things in one order; it commits them
+ * all before any is answered. A thing owned by an identity (pending) is left to the transaction
+ * (`pending`, nothing written): its tip queues a partner webhook too.
+ * Serialization failures and deadlocks are retried like a transaction's (db/transaction.ts); a
+ * batch failing otherwise is run again tip by tip, so each tip gets its own outcome or error.
  * @returns the outcome, or undefined on SQLite (its group commit already writes a tip's statements
  *   without a round trip each: the caller runs the transaction).
  */
-export async function tipAtOnce(
-  database: Database,
-  t: { thingId: number; tipperId: number; period: string; now: number; source: 'api'; clientId: number | null },
-): Promise<TipAtOnce | undefined> {
+export async function tipAtOnce(database: Database, t: TipAtOnceInput): Promise<TipAtOnce | undefined> {
   if (database.engine !== 'postgres') return undefined;
-  const hour = Math.floor(t.now / 3600);
-  const weight = 2 ** ((t.now - hour * 3600) / TREND_HALF_LIFE);
-  const [r] = await inStatement(database, (ex) =>
-    tipAtOnceStatement(ex, t.thingId, t.tipperId, t.period, t.now, t.source, t.clientId, hour, weight),
-  );
+  const r = await inStatement(database, (ex) => tipBatched(ex, t));
   if (!r || r.id === null) return { outcome: 'not_found' };
   const thing = toThingRecord(r as ThingRow);
   if (r.owner_user_id === null) return { outcome: 'pending', thing };
@@ -129,59 +133,73 @@ export async function tipAtOnce(
 }
 
 type TipAtOnceRow = { [K in keyof ThingRow]: ThingRow[K] | null } & {
+  ord: number;
   has_means: boolean | null;
   tip_id: number | null;
   tips_after: number | null;
 };
 
-const tipAtOnceStatement = precompiled(
+const tipsAtOnceStatement = precompiled(
   (
     ex: Executor,
-    thingId: number,
-    tipperId: number,
-    period: string,
-    now: number,
-    source: string,
-    clientId: number | null,
-    hour: number,
-    weight: number,
+    thingIds: number[],
+    tipperIds: number[],
+    periods: string[],
+    ats: number[],
+    sources: string[],
+    clientIds: (number | null)[],
+    hours: number[],
+    weights: number[],
   ) => {
-    const thing = sql`${thingId}::bigint`;
-    const tipper = sql`${tipperId}::bigint`;
-    const per = sql`${period}::text`;
-    const at = sql`${now}::bigint`;
-    const query = sql<TipAtOnceRow>`with
-  t as (select ${sql.raw(THING_COLUMNS.join(', '))} from things left join users on users.id = things.owner_user_id
-        where things.id = ${thing} and things.deleted_at is null for no key update of things),
-  m as (select coalesce(pb.budget_cents, u.budget_cents) as budget, u.budget_cents as setting,
-               pb.budget_cents is null as unfixed, u.balance_cents as balance
-        from users as u left join period_budgets as pb on pb.user_id = u.id and pb.period = ${per}
-        where u.id = ${tipper}),
-  ok as (select m.setting, m.unfixed from t, m
-         where t.owner_user_id is not null and t.owner_user_id <> ${tipper} and m.budget > 0 and m.balance >= m.budget),
-  tip as (insert into tips (thing_id, tipper_id, period, created_at, source, client_id)
-          select ${thing}, ${tipper}, ${per}, ${at}, ${source}::text, ${clientId}::bigint from ok
-          on conflict (thing_id, tipper_id, period) do nothing returning id),
-  hour as (insert into tip_hours (thing_id, hour, tips, first_at, last_at, weight)
-           select ${thing}, ${hour}::bigint, 1, ${at}, ${at}, ${weight}::float8 from tip
-           on conflict (thing_id, hour) do update set tips = tip_hours.tips + 1,
-             first_at = least(tip_hours.first_at, excluded.first_at), last_at = greatest(tip_hours.last_at, excluded.last_at),
-             weight = tip_hours.weight + excluded.weight),
-  budget as (insert into period_budgets (user_id, period, budget_cents, fixed_at)
-             select ${tipper}, ${per}, ok.setting, ${at} from tip, ok where ok.unfixed
-             on conflict (user_id, period) do nothing),
-  counted as (update things set tips = tips + 1, last_tip_at = ${at},
-                tips_user_count = tips_user_count + case when exists (select 1 from tips as earlier
-                  where earlier.thing_id = ${thing} and earlier.tipper_id = ${tipper} and earlier.period <> ${per}) then 0 else 1 end
-              where id = ${thing} and exists (select 1 from tip) returning tips),
-  activity as (insert into activities (actor_user_id, verb, thing_id, thing_owner_user_id, created_at)
-               select ${tipper}, 'like', ${thing}, t.owner_user_id, ${at} from tip, t)
-select t.*, (select m.budget > 0 and m.balance >= m.budget from m) as has_means,
-  (select id from tip) as tip_id, (select tips from counted) as tips_after
-from (select 1) as one left join t on true`;
+    const query = sql<TipAtOnceRow>`select * from tips_at_once(${thingIds}::bigint[], ${tipperIds}::bigint[],
+      ${periods}::text[], ${ats}::bigint[], ${sources}::text[], ${clientIds}::bigint[], ${hours}::bigint[],
+      ${weights}::float8[])`;
     return { compile: () => query.compile(ex) };
   },
 );
+
+/** Runs `tips` in one call of tips_at_once, in thing order; the row of each tip, in the order of `tips`. */
+async function tipsAtOnce(ex: Executor, tips: readonly TipAtOnceInput[]): Promise<TipAtOnceRow[]> {
+  const order = tips.map((_, i) => i).sort((a, b) => tips[a]!.thingId - tips[b]!.thingId);
+  const sorted = order.map((i) => tips[i]!);
+  const hours = sorted.map((t) => Math.floor(t.now / 3600));
+  const rows = await tipsAtOnceStatement(
+    ex,
+    sorted.map((t) => t.thingId),
+    sorted.map((t) => t.tipperId),
+    sorted.map((t) => t.period),
+    sorted.map((t) => t.now),
+    sorted.map((t) => t.source),
+    sorted.map((t) => t.clientId),
+    hours,
+    sorted.map((t, i) => 2 ** ((t.now - hours[i]! * 3600) / TREND_HALF_LIFE)),
+  );
+  const answers: TipAtOnceRow[] = [];
+  for (const r of rows) answers[order[r.ord - 1]!] = r;
+  return answers;
+}
+
+const tipBatched = turnBatched<TipAtOnceInput, TipAtOnceRow>(
+  async (ex, tips) => {
+    try {
+      return await tipsAtOnce(ex, tips);
+    } catch (err) {
+      // A deadlock or serialization failure fails the whole batch: each tip's inStatement asks again.
+      if (isRetryableConflict(err)) throw err;
+      return Promise.all(
+        tips.map((t) =>
+          tipsAtOnce(ex, [t]).then(
+            (rows) => rows[0]!,
+            (e: unknown) => toError(e),
+          ),
+        ),
+      );
+    }
+  },
+  async (ex, tip) => (await tipsAtOnce(ex, [tip]))[0]!,
+);
+
+const toError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
 
 /** One statement: the counters of a thing after a new tip (see countTipOnThing). */
 const countTipStatement = precompiled((ex: Executor, thingId: number, tipperId: number, period: string, now: number) =>

@@ -1,6 +1,8 @@
 /** Access tokens, stored as SHA-256 hashes only. */
+import { sql } from 'kysely';
 import type { Executor } from '../transaction.ts';
 import { precompiled } from '../precompiled.ts';
+import { batchedReads } from '../batched.ts';
 import type { Principal } from '../../domain/records.ts';
 
 export async function insertAccessToken(
@@ -22,24 +24,35 @@ export async function insertAccessToken(
   return r.id;
 }
 
-/** The principal of a live (not revoked) token with this hash; undefined otherwise. */
-const principalByTokenHash = precompiled((ex: Executor, tokenHash: string) =>
+/** Unrevoked tokens with their user's name. */
+const selectPrincipal = (ex: Executor) =>
   ex
     .selectFrom('access_tokens')
     .innerJoin('users', 'users.id', 'access_tokens.user_id')
     .select([
       'access_tokens.id',
+      'access_tokens.token_hash',
       'access_tokens.user_id',
       'access_tokens.client_id',
       'access_tokens.scope',
       'users.username',
     ])
-    .where('access_tokens.token_hash', '=', tokenHash)
-    .where('access_tokens.revoked_at', 'is', null),
+    .where('access_tokens.revoked_at', 'is', null);
+const principalByTokenHash = precompiled((ex: Executor, tokenHash: string) =>
+  selectPrincipal(ex).where('access_tokens.token_hash', '=', tokenHash),
 );
 
+const principalsByTokenHashes = precompiled((ex: Executor, tokenHashes: string[]) =>
+  selectPrincipal(ex).where(sql<boolean>`access_tokens.token_hash = any(${tokenHashes}::text[])`),
+);
+const principalByTokenHashBatched = batchedReads(principalByTokenHash, principalsByTokenHashes, (r) => r.token_hash);
+
+/**
+ * The principal of a live (not revoked) token with this hash; undefined otherwise. On PostgreSQL's
+ * own handle read together with the other requests' of the same moment (db/batched.ts).
+ */
 export async function findPrincipalByTokenHash(ex: Executor, tokenHash: string): Promise<Principal | undefined> {
-  const [r] = await principalByTokenHash(ex, tokenHash);
+  const r = await principalByTokenHashBatched(ex, tokenHash);
   if (!r) return undefined;
   return {
     userId: r.user_id,
