@@ -118,12 +118,14 @@ export function popularWords(things: { title?: unknown; tags?: unknown }[], coun
  *    thing's title with a rotating sort (mostly computed, not cached: the long tail), `GET
  *    {api}/things/:id` and `/things/:id,:id,…` of sampled things, and `POST {api}/things/:id/tip`
  *    without a token (401).
- * Every step stops at the deadline; an empty database only shortens the set. Requests run
+ * Every step stops at the deadline, and the app is ready then even while requests are in flight
+ * (they finish in the background); an empty database only shortens the set. Requests run
  * CONCURRENCY at a time, with a turn of the event loop after each.
  * @param app an app built by buildApp (registerWarmup ran), not necessarily listening
  * @param options.seconds how long the whole warm-up runs (WARMUP_SECONDS), from this call
  * @param options.apiPrefix the API's path prefix (`/rest/v2`)
- * @returns what was sent; never rejects (a failing request is counted, a closed app ends it)
+ * @returns what was sent and answered by the time it ended; never rejects (a failing request is
+ *   counted, a closed app ends it)
  */
 export async function warmUp(
   app: FastifyInstance,
@@ -172,7 +174,7 @@ export async function warmUp(
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   };
 
-  try {
+  const work = async () => {
     type Sampled = { id?: unknown; title?: unknown; tags?: unknown };
     const sampled: Sampled[] = [];
     const newest = await send(`${api}/things/search?count=100`);
@@ -235,9 +237,20 @@ export async function warmUp(
       }
     };
     await pump(mixed);
+  };
+
+  // Ready at the deadline at the latest: requests still in flight then (a slow first search of a
+  // cold database) finish in the background, filling the caches all the same.
+  let timer: NodeJS.Timeout | undefined;
+  const deadlineReached = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, Math.ceil(deadline - performance.now())));
+  });
+  try {
+    await Promise.race([work().catch(() => undefined), deadlineReached]);
   } finally {
+    clearTimeout(timer);
     report.ms = Math.round(performance.now() - started);
     app.warmedUp = true;
   }
-  return report;
+  return { ...report, words: [...report.words] };
 }
