@@ -310,7 +310,7 @@ async function vacuumWithoutAutovacuum(database: Database): Promise<void> {
   );
   if (rows[0]?.setting !== 'off') return;
   const started = Date.now();
-  await sql`vacuum (analyze) things, thing_tags, tips, tip_hours, activities, period_budgets, access_tokens, search_word_counts`.execute(
+  await sql`vacuum (analyze) things, thing_search, thing_tags, tips, tip_hours, activities, period_budgets, access_tokens, search_word_counts`.execute(
     database.db,
   );
   log(`autovacuum is off on this server: vacuumed the bench tables as it would have (${Date.now() - started} ms)`);

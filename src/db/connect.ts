@@ -82,12 +82,13 @@ function optimizeSqlite(raw: BetterSqlite3.Database): void {
 /**
  * After a bulk load of things: fresh planner statistics, which PostgreSQL would otherwise wait for
  * autovacuum to take and SQLite's planner reads from sqlite_stat1 after `ANALYZE`. On PostgreSQL
- * the tables a load of things writes (things, thing_tags, activities) are also vacuumed
+ * the tables a load of things writes (things, thing_search, thing_tags, activities) are also vacuumed
  * (`VACUUM (ANALYZE)`), which marks their pages all-visible, so the counts and newest-first pages
  * of searches read the covering indexes alone (index-only scans) instead of every row.
  */
 export async function refreshPlannerStatistics(database: Database): Promise<void> {
-  if (database.engine === 'postgres') await sql`vacuum (analyze) things, thing_tags, activities`.execute(database.db);
+  if (database.engine === 'postgres')
+    await sql`vacuum (analyze) things, thing_search, thing_tags, activities`.execute(database.db);
   else await sql`analyze`.execute(database.db);
 }
 

@@ -32,6 +32,7 @@ import { makeSearchChanges } from './migrations/0012_search_changes.ts';
 import { makeSearchWordCounts } from './migrations/0013_search_word_counts.ts';
 import { makeSearchSnapshots } from './migrations/0014_search_snapshots.ts';
 import { makeTipsAtOnce } from './migrations/0015_tips_at_once.ts';
+import { makeSearchTable } from './migrations/0016_search_table.ts';
 import type { DB } from './schema.ts';
 
 /** Every migration, by name; applied in name order. */
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, (engine: Engine) => Migration> = {
   '0013_search_word_counts': makeSearchWordCounts,
   '0014_search_snapshots': makeSearchSnapshots,
   '0015_tips_at_once': makeTipsAtOnce,
+  '0016_search_table': makeSearchTable,
 };
 
 /** The names of every migration this version of Tipjar knows, in the order they apply. */

@@ -65,30 +65,41 @@ export function fts5Query(words: string[]): string {
 }
 
 /**
- * SQL for a tags expression over the thing id `id` (a column reference). `correlated`: one index
- * probe per candidate (EXISTS on the thing_tags primary key), best when the candidates are few
- * (full-text matches); otherwise each tag is a set of ids from the thing_tags_tag index (IN).
+ * How a tags expression is tested: `probe`, one index probe of the thing_tags primary key per
+ * candidate (EXISTS), best when the candidates are few (full-text matches); `set`, each tag a set
+ * of ids from the thing_tags_tag index (IN); `row`, PostgreSQL's thing_search row itself, whose
+ * `tag_keys` holds the thing's tags (migration 0016_search_table), with no other table read.
  */
-function tagCondition(e: TagExpression, id: RawBuilder<unknown>, correlated: boolean): RawBuilder<unknown> {
+type TagTest = 'probe' | 'set' | 'row';
+
+/** SQL for a tags expression over the thing `id` (a column reference; its table is `things` for `row`). */
+function tagCondition(e: TagExpression, id: RawBuilder<unknown>, test: TagTest): RawBuilder<unknown> {
   switch (e.kind) {
     case 'tag':
-      return correlated
+      if (test === 'row') return sql`things.tag_keys @> array[${e.tag}]::text[]`;
+      return test === 'probe'
         ? sql`exists (select 1 from thing_tags where thing_tags.thing_id = ${id} and thing_tags.tag = ${e.tag})`
         : sql`${id} in (select thing_tags.thing_id from thing_tags where thing_tags.tag = ${e.tag})`;
     case 'not':
-      return sql`not (${tagCondition(e.operand, id, correlated)})`;
+      return sql`not (${tagCondition(e.operand, id, test)})`;
     case 'and':
       return sql`(${sql.join(
-        e.operands.map((o) => tagCondition(o, id, correlated)),
+        e.operands.map((o) => tagCondition(o, id, test)),
         sql` and `,
       )})`;
     case 'or':
       return sql`(${sql.join(
-        e.operands.map((o) => tagCondition(o, id, correlated)),
+        e.operands.map((o) => tagCondition(o, id, test)),
         sql` or `,
       )})`;
   }
 }
+
+/**
+ * The relation a PostgreSQL search reads, named `things`: thing_search (migration
+ * 0016_search_table), the searched and filtered columns of every thing, apart from its counters.
+ */
+const PG_SEARCHED = sql`thing_search as things`;
 
 /** The conditions on `things` columns other than visibility, full text and tags. */
 function columnConditions(c: SearchCriteria): RawBuilder<unknown>[] {
@@ -131,7 +142,7 @@ function matches(engine: Engine, c: SearchCriteria, words: string[] | undefined,
             : sql`join things on things.id = ${fts}.rowid`;
         where.push(sql`things.deleted_at is null and things.hidden = 0`, ...columns);
       }
-      if (c.tags) where.push(tagCondition(c.tags, sql`${fts}.rowid`, true));
+      if (c.tags) where.push(tagCondition(c.tags, sql`${fts}.rowid`, 'probe'));
       const rank = ranked ? sql`bm25(${fts}, ${sql.raw(BM25_WEIGHTS)})` : sql`0`;
       return sql`select ${fts}.rowid as id, ${rank} as rank from ${fts} ${join} where ${and(where)}`;
     };
@@ -141,13 +152,15 @@ function matches(engine: Engine, c: SearchCriteria, words: string[] | undefined,
     const full = words ? sql`plainto_tsquery('english', ${words.join(' ')})` : undefined;
     const rank = full && ranked ? sql`-ts_rank(things.search_vector, ${full})` : sql`0`;
     const filters = [...(full ? [sql`things.search_vector @@ ${full}`] : []), ...columns];
-    if (c.tags) filters.push(tagCondition(c.tags, sql`things.id`, full !== undefined));
+    const test: TagTest = engine === 'postgres' ? 'row' : 'set';
+    if (c.tags) filters.push(tagCondition(c.tags, sql`things.id`, test));
     const part = (from: RawBuilder<unknown>, visibility: RawBuilder<unknown>[]) =>
       sql`select things.id as id, ${rank} as rank from ${from} where ${and([sql`things.deleted_at is null`, ...visibility, ...filters])}`;
-    const visible = engine === 'sqlite' && c.urlKey === undefined ? sql`things indexed by things_visible` : sql`things`;
+    const all = engine === 'postgres' ? PG_SEARCHED : sql`things`;
+    const visible = engine === 'sqlite' && c.urlKey === undefined ? sql`things indexed by things_visible` : all;
     parts.push(part(visible, [sql`things.hidden = 0`]));
     if (c.viewerUserId !== undefined)
-      parts.push(part(sql`things`, [sql`things.owner_user_id = ${c.viewerUserId}`, sql`things.hidden <> 0`]));
+      parts.push(part(all, [sql`things.owner_user_id = ${c.viewerUserId}`, sql`things.hidden <> 0`]));
   }
   return parts.length === 1 ? parts[0]! : sql`${parts[0]!} union all ${parts[1]!}`;
 }
@@ -411,7 +424,7 @@ async function wordCount(read: Read, engine: Engine, c: SearchCriteria): Promise
   const own =
     c.viewerUserId === undefined
       ? sql`0`
-      : sql`(select count(*) from things where things.owner_user_id = ${c.viewerUserId} and things.hidden <> 0
+      : sql`(select count(*) from ${PG_SEARCHED} where things.owner_user_id = ${c.viewerUserId} and things.hidden <> 0
           and things.deleted_at is null and things.search_vector @@ plainto_tsquery('english', ${word}))`;
   const [r] = await read(
     sql<{ nodes: number | string; n: number | string | null; own: number | string }>`select
@@ -473,15 +486,15 @@ async function rankedWordSearch(
   const full = sql`plainto_tsquery('english', ${c.words!.join(' ')})`;
   const distance = sql`(things.search_vector ${operator} ${full})`;
   const filters = [sql`things.search_vector @@ ${full}`, ...columnConditions(c)];
-  if (c.tags) filters.push(tagCondition(c.tags, sql`things.id`, true));
+  if (c.tags) filters.push(tagCondition(c.tags, sql`things.id`, 'row'));
   const limit = offset + c.count + RANKED_SLACK;
-  const visible = sql`select things.id as id, ${distance} as d, 0 as hidden from things
+  const visible = sql`select things.id as id, ${distance} as d, 0 as hidden from ${PG_SEARCHED}
     where ${and([sql`things.deleted_at is null`, sql`things.hidden = 0`, ...filters])}
     order by ${distance} limit ${limit}`;
   const own =
     c.viewerUserId === undefined
       ? sql``
-      : sql` union all select things.id as id, ${distance} as d, 1 as hidden from things
+      : sql` union all select things.id as id, ${distance} as d, 1 as hidden from ${PG_SEARCHED}
     where ${and([sql`things.deleted_at is null`, sql`things.owner_user_id = ${c.viewerUserId}`, sql`things.hidden <> 0`, ...filters])}`;
   const rows = await read(
     sql<{
