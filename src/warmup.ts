@@ -241,10 +241,12 @@ export async function warmUp(
 
   // Ready at the deadline at the latest: requests still in flight then (a slow first search of a
   // cold database) finish in the background, filling the caches all the same.
+  // (A timer may fire a little before performance.now() reaches its time: wait again until it has.)
   let timer: NodeJS.Timeout | undefined;
-  const deadlineReached = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, Math.ceil(deadline - performance.now())));
-  });
+  const deadlineReached = (async () => {
+    for (let left = deadline - performance.now(); left > 0; left = deadline - performance.now())
+      await new Promise((resolve) => (timer = setTimeout(resolve, Math.ceil(left))));
+  })();
   try {
     await Promise.race([work().catch(() => undefined), deadlineReached]);
   } finally {
