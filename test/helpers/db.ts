@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database, type Engine } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { pgDirect, registerPgDirect } from '../../src/db/direct.ts';
 import { unboundedHashing } from '../../src/auth/passwords.ts';
 import { systemClock, type Clock } from '../../src/domain/clock.ts';
 import type { PasswordHashing, Services } from '../../src/domain/services.ts';
@@ -82,4 +83,22 @@ export async function createTestServices(
     passwordHashing: opts.passwordHashing ?? unboundedHashing,
   };
   return { s, db, drop: () => db.drop() };
+}
+
+/**
+ * Records the SQL text of every query sent to the pool behind `database`'s own handle (PostgreSQL:
+ * db/direct.ts pgDirect, the path of precompiled queries outside a transaction) into the returned
+ * array, which the caller may empty between checks; on SQLite nothing is recorded.
+ */
+export function recordPoolQueries(database: Database): string[] {
+  const sent: string[] = [];
+  const direct = pgDirect(database.db);
+  if (direct)
+    registerPgDirect(database.db, {
+      query: (text, parameters) => {
+        sent.push(text);
+        return direct.query(text, parameters);
+      },
+    });
+  return sent;
 }

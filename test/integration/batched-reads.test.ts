@@ -11,12 +11,11 @@ import { unboundedHashing } from '../../src/auth/passwords.ts';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import type { Services } from '../../src/domain/services.ts';
-import { pgDirect, registerPgDirect, type PgDirect } from '../../src/db/direct.ts';
 import { inTransaction } from '../../src/db/transaction.ts';
 import { findThingById, insertThing } from '../../src/db/repositories/things.ts';
 import { findPrincipalByTokenHash } from '../../src/db/repositories/tokens.ts';
 import { parseNewThing } from '../../src/domain/thing-input.ts';
-import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, ENGINES, recordPoolQueries, type TestDatabase } from '../helpers/db.ts';
 import { buildThing, buildUser, uniqueName, type TestUser } from '../helpers/factories.ts';
 
 describe.each(ENGINES)('batched point reads on %s', (engine) => {
@@ -25,23 +24,14 @@ describe.each(ENGINES)('batched point reads on %s', (engine) => {
   let owner: TestUser;
   let other: TestUser;
   /** SQL texts sent to the pool of the database's own handle (PostgreSQL only). */
-  const sent: string[] = [];
+  let sent: string[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase(engine);
     s = { database: db.database, clock: systemClock, siteUrl: 'http://tipjar.test', passwordHashing: unboundedHashing };
     owner = await buildUser(s);
     other = await buildUser(s);
-    const direct = pgDirect(db.database.db);
-    if (direct) {
-      const counting: PgDirect = {
-        query: (text, parameters) => {
-          sent.push(text);
-          return direct.query(text, parameters);
-        },
-      };
-      registerPgDirect(db.database.db, counting);
-    }
+    sent = recordPoolQueries(db.database);
   });
   afterAll(async () => db.drop());
 

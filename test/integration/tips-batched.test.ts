@@ -13,8 +13,7 @@ import { DomainError, NoMeansError, NotFoundError, TipOnceError, TipOwnerError }
 import type { ThingId } from '../../src/domain/records.ts';
 import type { Services } from '../../src/domain/services.ts';
 import { tipThing } from '../../src/domain/tips.ts';
-import { pgDirect, registerPgDirect } from '../../src/db/direct.ts';
-import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, ENGINES, recordPoolQueries, type TestDatabase } from '../helpers/db.ts';
 import { buildThing, buildUser, ownedThing, principalOf, type TestUser } from '../helpers/factories.ts';
 
 describe.each(ENGINES)('tips asked together on %s', (engine) => {
@@ -22,20 +21,13 @@ describe.each(ENGINES)('tips asked together on %s', (engine) => {
   let s: Services;
   let owner: TestUser;
   /** SQL texts sent to the pool of the database's own handle (PostgreSQL only). */
-  const sent: string[] = [];
+  let sent: string[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase(engine);
     s = { database: db.database, clock: systemClock, siteUrl: 'http://tipjar.test', passwordHashing: unboundedHashing };
     owner = await buildUser(s);
-    const direct = pgDirect(db.database.db);
-    if (direct)
-      registerPgDirect(db.database.db, {
-        query: (text, parameters) => {
-          sent.push(text);
-          return direct.query(text, parameters);
-        },
-      });
+    sent = recordPoolQueries(db.database);
   });
   afterAll(async () => db.drop());
 
