@@ -1,7 +1,7 @@
 /**
- * Point reads batched on PostgreSQL (src/db/batched.ts): the thing and token reads asked in one
- * turn of the event loop on the database's own handle are one statement, each answer is the one
- * of its own key, and every read sees what was committed before it was asked; a transaction's
+ * Point reads batched on PostgreSQL (src/db/batched.ts): the thing reads (one by one and by
+ * page), the token reads and the reads of the search counter asked in one turn of the event loop
+ * on the database's own handle are one statement, each answer is the one of its own key, and every read sees what was committed before it was asked; a transaction's
  * reads are never batched (they see the transaction's own writes). On SQLite every read is its
  * own, as before.
  */
@@ -12,7 +12,8 @@ import { hashSecret } from '../../src/auth/secrets.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import type { Services } from '../../src/domain/services.ts';
 import { inTransaction } from '../../src/db/transaction.ts';
-import { findThingById, insertThing } from '../../src/db/repositories/things.ts';
+import { findThingById, findThingsByIds, insertThing } from '../../src/db/repositories/things.ts';
+import { readSearchChanges } from '../../src/db/repositories/search.ts';
 import { findPrincipalByTokenHash } from '../../src/db/repositories/tokens.ts';
 import { parseNewThing } from '../../src/domain/thing-input.ts';
 import { createTestDatabase, ENGINES, recordPoolQueries, type TestDatabase } from '../helpers/db.ts';
@@ -45,6 +46,37 @@ describe.each(ENGINES)('batched point reads on %s', (engine) => {
     expect(things.map((t) => t?.title)).toEqual([0, 1, 2, 3, 4, 0].map((i) => `batched ${i}`).concat([undefined!]));
     // PostgreSQL: one statement for the seven reads; SQLite reads without the pool.
     expect(sent.length).toBe(engine === 'postgres' ? 1 : 0);
+  });
+
+  it('pages of things read together with single things answer each its own, deleted and missing ones left out', async () => {
+    const ids = [];
+    for (let i = 0; i < 4; i++) ids.push(await buildThing(s, owner, { title: `page ${i}` }));
+    await sql`update things set deleted_at = 1 where id = ${ids[3]!}`.execute(db.database.db);
+    sent.length = 0;
+    const [first, second, single] = await Promise.all([
+      findThingsByIds(db.database.db, [ids[0]!, ids[1]!, 987654321]),
+      findThingsByIds(db.database.db, [ids[1]!, ids[2]!, ids[3]!]),
+      findThingById(db.database.db, ids[2]!),
+    ]);
+    expect(first.map((t) => t.title).sort()).toEqual(['page 0', 'page 1']);
+    expect(second.map((t) => t.title).sort()).toEqual(['page 1', 'page 2']);
+    expect(single?.title).toBe('page 2');
+    // PostgreSQL: one statement, of several keys, for the three reads; SQLite reads without the pool.
+    if (engine === 'postgres') expect(sent).toEqual([expect.stringContaining('any(')]);
+    else expect(sent).toEqual([]);
+  });
+
+  it('reads of the search counter asked together are one statement, and one asked after a write sees it', async () => {
+    const before = await readSearchChanges(db.database);
+    sent.length = 0;
+    const together = await Promise.all([1, 2, 3, 4].map(() => readSearchChanges(db.database)));
+    expect(new Set(together)).toEqual(new Set([before]));
+    expect(sent.length).toBe(engine === 'postgres' ? 1 : 0);
+    const early = readSearchChanges(db.database);
+    await buildThing(s, owner, { title: 'moves the counter' });
+    const late = await readSearchChanges(db.database);
+    expect(late).toBeGreaterThan(before!);
+    expect(await early).toBeGreaterThanOrEqual(before!);
   });
 
   it('reads of tokens asked together answer each its own principal, revoked or unknown ones none', async () => {

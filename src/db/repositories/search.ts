@@ -6,6 +6,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import { precompiled } from '../precompiled.ts';
+import { turnBatched } from '../batched.ts';
 import type { Executor } from '../transaction.ts';
 import type { Database, Engine } from '../connect.ts';
 import type { PageRequest } from '../../domain/records.ts';
@@ -549,8 +550,19 @@ const searchChangesStatement = precompiled((ex: Executor) => ({
  * The counter of committed writes that can change what a search matches, by any instance or
  * process (`search_changes`: migration 0012 on PostgreSQL, 0014 on SQLite); undefined when its
  * row is missing. A value read before a search is never newer than what the search then sees.
+ * On PostgreSQL's own handle one read answers every caller of the same turn of the event loop,
+ * sent after all of them asked (db/batched.ts).
  */
-export async function readSearchChanges(database: Database): Promise<number | undefined> {
-  const [r] = await searchChangesStatement(database.db);
-  return r ? Number(r.things) : undefined;
+export function readSearchChanges(database: Database): Promise<number | undefined> {
+  return searchChangesBatched(database.db, 0);
 }
+
+const readSearchChangesOnce = async (ex: Executor): Promise<number | undefined> => {
+  const [r] = await searchChangesStatement(ex);
+  return r ? Number(r.things) : undefined;
+};
+
+const searchChangesBatched = turnBatched<0, number | undefined>(async (ex, asked) => {
+  const value = await readSearchChangesOnce(ex);
+  return asked.map(() => value);
+}, readSearchChangesOnce);
