@@ -316,6 +316,10 @@ async function count(read: Read, query: RawBuilder<unknown>): Promise<number> {
 export async function searchThingIds(database: Database, c: SearchCriteria): Promise<SearchPage> {
   if (c.words !== undefined && c.words.length === 0) return { total: 0, ids: [] };
   const w = windowOf(c);
+  if (database.engine === 'postgres' && c.words && c.sort !== 'relevance') {
+    const page = await scoredMatchesPage(reader(database), c, w);
+    if (page) return page;
+  }
   if (!w) return findPage(database, c);
   const [page, changesAt] = await Promise.all([findPage(database, c), windowEdge(database, c, w)]);
   return changesAt === undefined ? page : { ...page, changesAt };
@@ -332,13 +336,59 @@ export async function searchThingIds(database: Database, c: SearchCriteria): Pro
  * @returns Unix seconds, or undefined when no tip lies after `since`.
  */
 async function windowEdge(database: Database, c: SearchCriteria, w: { since: number }): Promise<number | undefined> {
-  const { rows } = await sql<{ oldest: number | string | null; next: number | string | null }>`select
-    (select min(created_at) from tips where created_at > ${w.since} and created_at <= ${c.now}) as oldest,
-    (select min(created_at) from tips where created_at > ${c.now}) as next`.execute(database.db);
+  const { rows } = await sql<EdgeTips>`select ${edgeColumns(c, w)}`.execute(database.db);
+  return rows[0] && edgeOf(c, w, rows[0]);
+}
+
+/** The tips windowEdge reads: the oldest inside the window and the first after it (Unix seconds), null when none. */
+interface EdgeTips {
+  oldest: number | string | null;
+  next: number | string | null;
+}
+
+/** The columns `oldest` and `next` of EdgeTips, each one probe of the tips_created index. */
+const edgeColumns = (c: SearchCriteria, w: { since: number }) =>
+  sql`(select min(created_at) from tips where created_at > ${w.since} and created_at <= ${c.now}) as oldest,
+    (select min(created_at) from tips where created_at > ${c.now}) as next`;
+
+/** windowEdge's answer from the tips it read. */
+function edgeOf(c: SearchCriteria, w: { since: number }, tips: EdgeTips): number | undefined {
   const edges: number[] = [];
-  if (rows[0]?.oldest != null) edges.push(Number(rows[0].oldest) + (c.now - w.since));
-  if (rows[0]?.next != null) edges.push(Number(rows[0].next));
+  if (tips.oldest != null) edges.push(Number(tips.oldest) + (c.now - w.since));
+  if (tips.next != null) edges.push(Number(tips.next));
   return edges.length ? Math.min(...edges) : undefined;
+}
+
+/**
+ * PostgreSQL, a tip sort of a word search, in one statement: every match scored through its
+ * tip_hours rows, ordered, counted (`count(*) over ()`) and paged, with the window's edge
+ * (windowEdge) read beside it. For one word without filters it runs only when the word's count
+ * (search_word_counts) is at most SCORE_EACH_MATCH_UP_TO, else reads nothing: a broad word reads
+ * its scored things first (findPage). Undefined when the page came back empty (no match, a page
+ * past the end, or a broad word): the caller then searches as findPage does.
+ */
+async function scoredMatchesPage(
+  read: Read,
+  c: SearchCriteria,
+  w: { since: number; trend: boolean } | undefined,
+): Promise<SearchPage | undefined> {
+  const m = matches('postgres', c, c.words, false);
+  const order = matchOrder(c, matchScore('postgres', c, sql`m.id`));
+  const singleWord = c.words?.length === 1 && columnConditions(c).length === 0 && !c.tags;
+  const word = c.words![0]!;
+  const few = singleWord
+    ? sql` where numnode(plainto_tsquery('english', ${word})) > 1 or coalesce((select w.things from search_word_counts as w
+        where w.word = (tsvector_to_array(to_tsvector('english', ${word})))[1]), 0) <= ${SCORE_EACH_MATCH_UP_TO}`
+    : sql``;
+  const edge = w ? sql`, ${edgeColumns(c, w)}` : sql``;
+  const rows = await read(
+    sql<{ id: number | string; total: number | string } & EdgeTips>`select m.id as id, count(*) over () as total${edge}
+      from (${m}) as m${few} order by ${order} limit ${c.count} offset ${(c.page - 1) * c.count}`,
+  );
+  if (rows.length === 0) return undefined;
+  const page: SearchPage = { total: Number(rows[0]!.total), ids: rows.map((row) => Number(row.id)) };
+  const changesAt = w && edgeOf(c, w, rows[0]!);
+  return changesAt === undefined ? page : { ...page, changesAt };
 }
 
 /** searchThingIds but the window's edge. */

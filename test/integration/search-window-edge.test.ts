@@ -1,0 +1,78 @@
+/**
+ * searchThingIds (db/repositories/search.ts) for the tip sorts of a word search, read straight
+ * from the repository on every engine: the page, its total, and for the windowed sorts and
+ * `trend` the second at which the clock alone may first reorder it (`changesAt`: the oldest tip
+ * in the window leaving it, or a tip dated after the search entering it; absent without either).
+ * A page past the end still tells the total.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES } from '../helpers/db.ts';
+import { API, bearer, buildTestApp, fixedClock, type TestApp } from '../helpers/app.ts';
+import { buildThing, buildUser, uniqueName, type TestUser } from '../helpers/factories.ts';
+import { searchThingIds, SORT_WINDOWS, TREND_WINDOW, type SearchSort } from '../../src/db/repositories/search.ts';
+
+const NOW = Date.UTC(2026, 8, 1, 9) / 1000;
+
+describe.each(ENGINES)('tip sorts of a word search, from the repository, on %s', (engine) => {
+  let t: TestApp;
+  let owner: TestUser;
+  let tipper: TestUser;
+  const clock = fixedClock(NOW);
+
+  beforeAll(async () => {
+    t = await buildTestApp(engine, { clock });
+    owner = await buildUser(t.services);
+    tipper = await buildUser(t.services);
+  });
+  afterAll(async () => t.close());
+
+  const freshWord = () => uniqueName('edge').replace(/[^a-z0-9]/g, '');
+  const tip = async (id: number) =>
+    expect(
+      (await t.app.inject({ method: 'POST', url: `${API}/things/${id}/tip`, headers: bearer(tipper.token) }))
+        .statusCode,
+    ).toBe(200);
+  const search = (word: string, sort: SearchSort, now: number, page = 1, count = 10) =>
+    searchThingIds(t.db.database, { words: [word], sort, now, page, count });
+
+  it('orders by the tips in the window and tells when the oldest of them leaves it', async () => {
+    const word = freshWord();
+    const older = await buildThing(t.services, owner, { title: `${word} older` });
+    const tipped = await buildThing(t.services, owner, { title: `${word} tipped` });
+    const newer = await buildThing(t.services, owner, { title: `${word} newer` });
+    const tippedAt = clock.now();
+    await tip(tipped);
+    const now = tippedAt + 60;
+    for (const [sort, window] of [
+      ['tips_day', SORT_WINDOWS.tips_day],
+      ['tips_week', SORT_WINDOWS.tips_week],
+      ['tips_month', SORT_WINDOWS.tips_month],
+      ['trend', TREND_WINDOW],
+    ] as const) {
+      // Every tip of the database counts for the edge, not only the matches': this one is the oldest.
+      expect(await search(word, sort, now), sort).toEqual({
+        total: 3,
+        ids: [tipped, newer, older],
+        changesAt: tippedAt + window,
+      });
+    }
+    expect(await search(word, 'tips', now)).toEqual({ total: 3, ids: [tipped, newer, older] });
+    // Second page of two: the rest; a page past the end: no ids, the total still told.
+    expect(await search(word, 'tips_week', now, 2, 2)).toMatchObject({ total: 3, ids: [older] });
+    expect(await search(word, 'tips_week', now, 3, 2)).toMatchObject({ total: 3, ids: [] });
+    expect(await search(freshWord(), 'tips_week', now)).toMatchObject({ total: 0, ids: [] });
+    clock.advance(SORT_WINDOWS.tips_month + 1);
+  });
+
+  it('tells when a tip dated after the search enters its window', async () => {
+    const word = freshWord();
+    const a = await buildThing(t.services, owner, { title: `${word} a` });
+    const b = await buildThing(t.services, owner, { title: `${word} b` });
+    const tippedAt = clock.now();
+    await tip(a);
+    expect(await search(word, 'tips_day', tippedAt - 100)).toEqual({ total: 2, ids: [b, a], changesAt: tippedAt });
+    clock.advance(TREND_WINDOW + 1);
+    // Every tip out of every window and none ahead: only a write can change the page.
+    expect(await search(word, 'tips_day', clock.now())).toEqual({ total: 2, ids: [b, a] });
+  });
+});
