@@ -54,7 +54,7 @@ describe.each(ENGINES)('batched point reads on %s', (engine) => {
     await sql`update things set deleted_at = 1 where id = ${ids[3]!}`.execute(db.database.db);
     sent.length = 0;
     const [first, second, single] = await Promise.all([
-      findThingsByIds(db.database.db, [ids[0]!, ids[1]!, 987654321]),
+      findThingsByIds(db.database.db, [ids[0]!, ids[1]!, ids[0]!, 987654321]),
       findThingsByIds(db.database.db, [ids[1]!, ids[2]!, ids[3]!]),
       findThingById(db.database.db, ids[2]!),
     ]);

@@ -111,7 +111,7 @@ function thingRow(r: unknown): ThingRow {
 }
 
 /**
- * Things by id, in no particular order, deleted and unknown ids left out (the hot read of list
+ * Things by id, each once, in no particular order, deleted and unknown ids left out (the hot read of list
  * and search pages). On PostgreSQL's own handle each id joins the point reads of the same moment
  * (findThingById: one statement for every request of the turn); elsewhere one statement of raw
  * rows (see RAW_ROWS).
@@ -119,7 +119,7 @@ function thingRow(r: unknown): ThingRow {
 export async function findThingsByIds(ex: Executor, ids: number[]): Promise<ThingRecord[]> {
   if (ids.length === 0) return [];
   if (pgDirect(ex)) {
-    const rows = await Promise.all(ids.map((id) => thingByIdBatched(ex, id)));
+    const rows = await Promise.all([...new Set(ids)].map((id) => thingByIdBatched(ex, id)));
     return rows.filter((r) => r !== undefined).map(toThingRecord);
   }
   const r = await sql<unknown>`${sql.raw(RAW_ROWS + THING_SELECT_SQL)} and things.id in (${sql.join(ids)})`.execute(ex);
