@@ -204,6 +204,11 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     const parsed = new URL(url);
     const schema = parsed.searchParams.get('schema');
     parsed.searchParams.delete('schema');
+    // Server settings of every connection, after any the URL's `options` names: JIT compilation
+    // off (Tipjar's statements are short; at a million things the planner's estimates cross
+    // jit_above_cost and compiling took longer than running: docs/adr/0037), the schema's path.
+    const settings = [parsed.searchParams.get('options'), '-c jit=off', schema ? `-c search_path=${schema}` : null];
+    parsed.searchParams.delete('options');
     // Loaded only here, so a server on SQLite never loads the PostgreSQL driver.
     const { default: pgModule } = await import('pg');
     const pool = new pgModule.Pool({
@@ -211,7 +216,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       max: options.poolSize ?? 10,
       types: pgTypes(pgModule.types),
       Client: namingClient(pgModule.Client),
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+      options: settings.filter((o) => o).join(' '),
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     registerPgDirect(db, {

@@ -3,9 +3,11 @@
  * from the repository on every engine: the page, its total, and for the windowed sorts and
  * `trend` the second at which the clock alone may first reorder it (`changesAt`: the oldest tip
  * in the window leaving it, or a tip dated after the search entering it; absent without either).
- * A page past the end still tells the total.
+ * A page past the end still tells the total. A word of more things than PostgreSQL scores one by
+ * one (its scored things are then read first) orders the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { urlKey, parseHttpUrl } from '../../src/domain/urls.ts';
 import { ENGINES } from '../helpers/db.ts';
 import { API, bearer, buildTestApp, fixedClock, type TestApp } from '../helpers/app.ts';
 import { buildThing, buildUser, uniqueName, type TestUser } from '../helpers/factories.ts';
@@ -62,6 +64,55 @@ describe.each(ENGINES)('tip sorts of a word search, from the repository, on %s',
     expect(await search(word, 'tips_week', now, 3, 2)).toMatchObject({ total: 3, ids: [] });
     expect(await search(freshWord(), 'tips_week', now)).toMatchObject({ total: 0, ids: [] });
     clock.advance(SORT_WINDOWS.tips_month + 1);
+  });
+
+  it('a word of thousands of things: the tipped ones first, by their tips, then the newest', async () => {
+    const word = freshWord();
+    const many = 2_600;
+    for (let from = 0; from < many; from += 500) {
+      await t.db.database.db
+        .insertInto('things')
+        .values(
+          Array.from({ length: Math.min(500, many - from) }, (_, k) => {
+            const url = `https://example.org/${word}/${from + k}`;
+            return {
+              url,
+              url_key: urlKey(parseHttpUrl(url)!),
+              title: `${word} number ${from + k}`,
+              category: 'other',
+              language: 'en',
+              owner_user_id: owner.user.id,
+              created_at: clock.now(),
+            };
+          }),
+        )
+        .execute();
+    }
+    const ids = (
+      await t.db.database.db
+        .selectFrom('things')
+        .select('id')
+        .where('url', 'like', `https://example.org/${word}/%`)
+        .execute()
+    )
+      .map((r) => r.id)
+      .sort((a, b) => b - a);
+    expect(ids).toHaveLength(many);
+    const [once, twice] = [ids[1_000]!, ids[2_000]!];
+    const other = await buildUser(t.services);
+    await tip(once);
+    await tip(twice);
+    expect(
+      (await t.app.inject({ method: 'POST', url: `${API}/things/${twice}/tip`, headers: bearer(other.token) }))
+        .statusCode,
+    ).toBe(200);
+    const now = clock.now() + 1;
+    for (const sort of ['tips', 'tips_day', 'trend'] as const) {
+      const first = await search(word, sort, now, 1, 5);
+      expect(first, sort).toMatchObject({ total: many, ids: [twice, once, ...ids.slice(0, 3)] });
+      expect(await search(word, sort, now, 2, 5), sort).toMatchObject({ total: many, ids: ids.slice(3, 8) });
+    }
+    clock.advance(TREND_WINDOW + 1);
   });
 
   it('tells when a tip dated after the search enters its window', async () => {

@@ -362,10 +362,11 @@ function edgeOf(c: SearchCriteria, w: { since: number }, tips: EdgeTips): number
 /**
  * PostgreSQL, a tip sort of a word search, in one statement: every match scored through its
  * tip_hours rows, ordered, counted (`count(*) over ()`) and paged, with the window's edge
- * (windowEdge) read beside it. For one word without filters it runs only when the word's count
- * (search_word_counts) is at most SCORE_EACH_MATCH_UP_TO, else reads nothing: a broad word reads
- * its scored things first (findPage). Undefined when the page came back empty (no match, a page
- * past the end, or a broad word): the caller then searches as findPage does.
+ * (windowEdge) read beside it. For one word without filters it runs only when scoring each match
+ * is the cheaper plan (see PER_MATCH_FLOOR: the word's count from search_word_counts against the
+ * window's tip_hours rows), else reads nothing: the scored things are then read first (findPage).
+ * Undefined when the page came back empty (no match, a page past the end, or the other plan):
+ * the caller then searches as findPage does.
  */
 async function scoredMatchesPage(
   read: Read,
@@ -376,9 +377,11 @@ async function scoredMatchesPage(
   const order = matchOrder(c, matchScore('postgres', c, sql`m.id`));
   const singleWord = c.words?.length === 1 && columnConditions(c).length === 0 && !c.tags;
   const word = c.words![0]!;
+  const matchCount = sql`coalesce((select w.things from search_word_counts as w
+    where w.word = (tsvector_to_array(to_tsvector('english', ${word})))[1]), 0)`;
   const few = singleWord
-    ? sql` where numnode(plainto_tsquery('english', ${word})) > 1 or coalesce((select w.things from search_word_counts as w
-        where w.word = (tsvector_to_array(to_tsvector('english', ${word})))[1]), 0) <= ${SCORE_EACH_MATCH_UP_TO}`
+    ? sql` where numnode(plainto_tsquery('english', ${word})) > 1 or ${matchCount} <= ${PER_MATCH_FLOOR}
+        or ${matchCount} <= least(${SCORE_EACH_MATCH_UP_TO}, ${PER_MATCH_FLOOR} + ${scoredRows(c)})`
     : sql``;
   const edge = w ? sql`, ${edgeColumns(c, w)}` : sql``;
   const rows = await read(
@@ -403,13 +406,14 @@ async function findPage(database: Database, c: SearchCriteria): Promise<SearchPa
       const ranked = operator ? await rankedWordSearch(read, c, operator, offset) : undefined;
       return ranked ?? postgresWordSearch(read, engine, c, m, offset);
     }
-    // A tip sort: scoring each match through its tip_hours rows costs in proportion to the
-    // matches, reading the scored things first (scoredSearch) in proportion to the tip_hours rows
-    // of the window, three times; the first is cheaper unless the matches are many.
+    // A tip sort: see scoreEachMatch for the choice of plan.
     const scored = scores(engine, c);
     const total = scored ? await wordCount(read, engine, c) : undefined;
-    if (scored && total !== undefined && total > SCORE_EACH_MATCH_UP_TO)
-      return scoredSearch(read, engine, c, m, scored, offset, total);
+    if (scored && total !== undefined && total > PER_MATCH_FLOOR) {
+      const [r] = await read(sql<{ n: number | string }>`select ${scoredRows(c)} as n`);
+      if (total > Math.min(SCORE_EACH_MATCH_UP_TO, PER_MATCH_FLOOR + Number(r?.n ?? 0)))
+        return scoredSearch(read, engine, c, m, scored, offset, total);
+    }
     return postgresWordSearch(read, engine, c, m, offset);
   }
   const perMatch = c.words ? matchScore(engine, c, sql`m.id`) : undefined;
@@ -511,10 +515,29 @@ function searchRanking(database: Database): Promise<RawBuilder<unknown> | null> 
 }
 
 /**
- * PostgreSQL, a tip sort of a word search: up to this many matches (known from the word counts),
- * each match is scored through its tip_hours rows; beyond, the scored things are read first.
+ * PostgreSQL, the plan of a tip sort of one word without filters, whose matches M are known from
+ * search_word_counts. Scoring each match costs a visit of its row and a probe of tip_hours, in
+ * proportion to M; reading the scored things first (scoredSearch) costs four statements (as much
+ * as scoring ≈ 5,000 matches whose rows are in shared buffers, ≈ 500 read from the OS) plus a
+ * visit of each tip_hours row R of the window. Each
+ * match is scored when M ≤ PER_MATCH_FLOOR + R, and never beyond SCORE_EACH_MATCH_UP_TO matches;
+ * R is counted up to SCORE_EACH_MATCH_UP_TO only (scoredRows), and only when M > PER_MATCH_FLOOR.
+ * Several words or filters: M is not known, each match is scored.
  */
+const PER_MATCH_FLOOR = 2_000;
 const SCORE_EACH_MATCH_UP_TO = 10_000;
+
+/**
+ * How many tip_hours rows the scores of a tip sort read (scores): those of the window, or for
+ * `tips` all of them; counted up to SCORE_EACH_MATCH_UP_TO + 1 (an index-only range of tip_hours_hour).
+ */
+function scoredRows(c: SearchCriteria): RawBuilder<unknown> {
+  const w = windowOf(c);
+  const rows = w
+    ? sql`select 1 from tip_hours as h where ${hoursOf(c, w)} limit ${SCORE_EACH_MATCH_UP_TO + 1}`
+    : sql`select 1 from tip_hours limit ${SCORE_EACH_MATCH_UP_TO + 1}`;
+  return sql`(select count(*) from (${rows}) as r)`;
+}
 
 /** Rows a ranked search reads beyond the end of its page, so that ties at the page's edge are seen whole. */
 const RANKED_SLACK = 50;
