@@ -49,6 +49,8 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
   // /healthz 200 meanwhile.
   const warming =
     config.warmupSeconds > 0 ? warmUp(app, { seconds: config.warmupSeconds, apiPrefix: API_PREFIX }) : undefined;
+  // PostgreSQL: the pool's connections are opened and look at the hot tables once, beside it.
+  const connectionsWarmed = config.warmupSeconds > 0 ? database.warmConnections?.() : undefined;
   await app.listen({ port: config.port, host: config.host });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
@@ -74,9 +76,10 @@ export async function serve(config: Config = loadConfig(process.env)): Promise<v
     }
     process.stdout.write(`Metrics on http://${config.metricsHost}:${config.metricsPort}/metrics\n`);
   }
-  void warming?.then((r) => {
+  void warming?.then(async (r) => {
+    const connections = await connectionsWarmed;
     process.stdout.write(
-      `Warmed up in ${r.ms} ms (${r.requests} requests; ${app.searchResultsRestored} search results kept from the last run; ${r.popularFilled} of ${r.popularSearches} popular searches cached, words: ${r.words.join(' ') || 'none'}); ready\n`,
+      `Warmed up in ${r.ms} ms (${r.requests} requests; ${app.searchResultsRestored} search results kept from the last run; ${r.popularFilled} of ${r.popularSearches} popular searches cached, words: ${r.words.join(' ') || 'none'}${connections === undefined ? '' : `; ${connections} database connections opened`}); ready\n`,
     );
     if (r.serverErrors) process.stderr.write(`warm-up: ${r.serverErrors} requests answered 5xx\n`);
   });

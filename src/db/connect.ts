@@ -46,8 +46,27 @@ export interface Database {
    * loop (db/checkpointer.ts). The group commit (db/transaction.ts) tells it of each COMMIT.
    */
   checkpointer?: Checkpointer;
+  /**
+   * PostgreSQL only: opens every connection of the pool at once and has each plan and run one
+   * read of the tables requests use most (CONNECTION_WARMUP_SQL), so that under the first load no
+   * request waits for a connection to be opened or for its backend's first look at those tables
+   * (catalog caches, the text search dictionary). Resolves to the connections that ran it;
+   * never rejects (a connection that fails is left to the pool). Call it after the migrations.
+   */
+  warmConnections?(): Promise<number>;
   close(): Promise<void>;
 }
+
+/**
+ * What warmConnections runs on each PostgreSQL connection: a full-text match on thing_search
+ * (its GIN index and the `english` configuration), a thing with its owner, a thing's tip_hours
+ * and an access token, each by key (nothing is found; only the planning and the look-ups count).
+ */
+const CONNECTION_WARMUP_SQL = `select
+  (select count(*) from (select 1 from thing_search where search_vector @@ plainto_tsquery('english', 'warmup') limit 1) as s)
+  + (select count(*) from things left join users on users.id = things.owner_user_id where things.id = 0)
+  + (select count(*) from tip_hours where thing_id = 0)
+  + (select count(*) from access_tokens where token_hash = '') as n`;
 
 export interface OpenOptions {
   sqliteSynchronous?: 'NORMAL' | 'FULL';
@@ -222,7 +241,26 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
     registerPgDirect(db, {
       query: async (text, parameters) => (await pool.query(text, parameters as unknown[])).rows,
     });
-    return { db, engine: 'postgres', schema: schema ?? undefined, close: () => db.destroy() };
+    const warmConnections = async () => {
+      const clients = await Promise.all(
+        Array.from({ length: options.poolSize ?? 10 }, () => pool.connect().catch(() => undefined)),
+      );
+      const ran = await Promise.all(
+        clients.map(async (client) => {
+          if (!client) return false;
+          try {
+            await client.query(CONNECTION_WARMUP_SQL);
+            client.release();
+            return true;
+          } catch (err) {
+            client.release(err as Error);
+            return false;
+          }
+        }),
+      );
+      return ran.filter(Boolean).length;
+    };
+    return { db, engine: 'postgres', schema: schema ?? undefined, warmConnections, close: () => db.destroy() };
   }
   throw new Error(`DATABASE_URL must be sqlite:<path> or postgres://…, got "${url}"`);
 }

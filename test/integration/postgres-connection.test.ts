@@ -1,11 +1,15 @@
 /**
  * The settings of Tipjar's PostgreSQL connections (src/db/connect.ts openDatabase): every
  * connection runs with JIT compilation off and in the URL's `schema`, and settings the URL's own
- * `options` parameter names are kept beside them. Runs only with TEST_DATABASE_URL.
+ * `options` parameter names are kept beside them; `warmConnections` opens every connection of the
+ * pool at once. Runs only with TEST_DATABASE_URL.
  */
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/connect.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createDatabaseUrl } from '../helpers/db.ts';
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL connection settings', () => {
@@ -40,5 +44,27 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL connection settings'
     );
     const schema = new URL(url).searchParams.get('schema');
     for (const s of settings) expect(s).toMatchObject({ jit: 'off', schema, timeout: '12345ms' });
+  });
+
+  it('warmConnections opens every connection of the pool and runs its read on each', async () => {
+    const name = `warm_${randomBytes(4).toString('hex')}`;
+    const named = new URL(url);
+    named.searchParams.set('application_name', name);
+    const pooled = await openDatabase(named.toString(), { poolSize: 3 });
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    try {
+      await migrateToLatest(pooled);
+      const backends = async () =>
+        Number(
+          (await admin.query('select count(*) as n from pg_stat_activity where application_name = $1', [name])).rows[0]
+            .n,
+        );
+      expect(await pooled.warmConnections!()).toBe(3);
+      expect(await backends()).toBe(3);
+    } finally {
+      await admin.end();
+      await pooled.close();
+    }
   });
 });

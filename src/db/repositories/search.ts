@@ -406,7 +406,7 @@ async function findPage(database: Database, c: SearchCriteria): Promise<SearchPa
       const ranked = operator ? await rankedWordSearch(read, c, operator, offset) : undefined;
       return ranked ?? postgresWordSearch(read, engine, c, m, offset);
     }
-    // A tip sort: see scoreEachMatch for the choice of plan.
+    // A tip sort: PER_MATCH_FLOOR says which plan is cheaper.
     const scored = scores(engine, c);
     const total = scored ? await wordCount(read, engine, c) : undefined;
     if (scored && total !== undefined && total > PER_MATCH_FLOOR) {
@@ -519,10 +519,10 @@ function searchRanking(database: Database): Promise<RawBuilder<unknown> | null> 
  * search_word_counts. Scoring each match costs a visit of its row and a probe of tip_hours, in
  * proportion to M; reading the scored things first (scoredSearch) costs four statements (as much
  * as scoring ≈ 5,000 matches whose rows are in shared buffers, ≈ 500 read from the OS) plus a
- * visit of each tip_hours row R of the window. Each
- * match is scored when M ≤ PER_MATCH_FLOOR + R, and never beyond SCORE_EACH_MATCH_UP_TO matches;
- * R is counted up to SCORE_EACH_MATCH_UP_TO only (scoredRows), and only when M > PER_MATCH_FLOOR.
- * Several words or filters: M is not known, each match is scored.
+ * visit of each tip_hours row R of the window. Each match is scored when M ≤ PER_MATCH_FLOOR + R
+ * and M ≤ SCORE_EACH_MATCH_UP_TO; R is counted up to SCORE_EACH_MATCH_UP_TO + 1 only
+ * (scoredRows), and only when M > PER_MATCH_FLOOR. Several words or filters: M is not known, each
+ * match is scored.
  */
 const PER_MATCH_FLOOR = 2_000;
 const SCORE_EACH_MATCH_UP_TO = 10_000;

@@ -111,10 +111,10 @@ function thingRow(r: unknown): ThingRow {
 }
 
 /**
- * Things by id, each once, in no particular order, deleted and unknown ids left out (the hot read of list
- * and search pages). On PostgreSQL's own handle each id joins the point reads of the same moment
- * (findThingById: one statement for every request of the turn); elsewhere one statement of raw
- * rows (see RAW_ROWS).
+ * Things by id, each once, in no particular order, deleted and unknown ids left out (the hot
+ * read of list and search pages). On PostgreSQL's own handle each id joins the point reads of the
+ * same moment (findThingById: one statement for every request of the turn); elsewhere one
+ * statement of raw rows (see RAW_ROWS).
  */
 export async function findThingsByIds(ex: Executor, ids: number[]): Promise<ThingRecord[]> {
   if (ids.length === 0) return [];
