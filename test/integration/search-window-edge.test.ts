@@ -111,6 +111,9 @@ describe.each(ENGINES)('tip sorts of a word search, from the repository, on %s',
       const first = await search(word, sort, now, 1, 5);
       expect(first, sort).toMatchObject({ total: many, ids: [twice, once, ...ids.slice(0, 3)] });
       expect(await search(word, sort, now, 2, 5), sort).toMatchObject({ total: many, ids: ids.slice(3, 8) });
+      // Pages of one: each part of the page is read only as far as the page reaches.
+      for (const [page, id] of [twice, once, ids[0]].entries())
+        expect(await search(word, sort, now, page + 1, 1), sort).toMatchObject({ total: many, ids: [id] });
     }
     clock.advance(TREND_WINDOW + 1);
   });

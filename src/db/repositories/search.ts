@@ -412,7 +412,7 @@ async function findPage(database: Database, c: SearchCriteria): Promise<SearchPa
     if (scored && total !== undefined && total > PER_MATCH_FLOOR) {
       const [r] = await read(sql<{ n: number | string }>`select ${scoredRows(c)} as n`);
       if (total > Math.min(SCORE_EACH_MATCH_UP_TO, PER_MATCH_FLOOR + Number(r?.n ?? 0)))
-        return scoredSearch(read, engine, c, m, scored, offset, total);
+        return { total, ids: await scoredFirstIds(read, c, m, scored, offset) };
     }
     return postgresWordSearch(read, engine, c, m, offset);
   }
@@ -463,6 +463,35 @@ async function scoredSearch(
     );
   }
   return { total, ids: pageIds };
+}
+
+/**
+ * PostgreSQL, one statement: the ids of one page of the matches `m` ordered as scoredSearch
+ * orders them — the scored matches by score, then the other matches newest first. The scores are
+ * computed once (a materialized CTE); each part reads at most `offset + count` rows in its order
+ * (the unscored part walks the newest matches first), and the page is cut from their union.
+ */
+async function scoredFirstIds(
+  read: Read,
+  c: SearchCriteria,
+  m: RawBuilder<unknown>,
+  scored: RawBuilder<unknown>,
+  offset: number,
+): Promise<number[]> {
+  const reach = offset + c.count;
+  return ids(
+    read,
+    sql`with s as materialized (${scored})
+      select x.id as id from (
+        (select s.thing_id as id, s.score::float8 as score from s
+          where s.thing_id in (select m.id from (${m}) as m)
+          order by s.score desc, s.thing_id desc limit ${reach})
+        union all
+        (select m.id as id, 0::float8 as score from (${m}) as m
+          where m.id not in (select s.thing_id from s)
+          order by m.id desc limit ${reach})
+      ) as x order by x.score desc, x.id desc limit ${c.count} offset ${offset}`,
+  );
 }
 
 /**
