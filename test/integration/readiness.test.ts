@@ -213,8 +213,13 @@ describe.each(ENGINES)('tipjar serve on %s', (engine) => {
     }
     expect(status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    // PostgreSQL: the pool's connections (DATABASE_POOL_SIZE, 10 by default) are opened beside the warm-up.
+    const connections = engine === 'postgres' ? '; 10 database connections opened' : '';
     expect(output()).toMatch(
-      /^Warmed up in \d+ ms \(\d+ requests; 0 search results kept from the last run; 0 of 0 popular searches cached, words: none\); ready$/m,
+      new RegExp(
+        `^Warmed up in \\d+ ms \\(\\d+ requests; 0 search results kept from the last run; 0 of 0 popular searches cached, words: none${connections}\\); ready$`,
+        'm',
+      ),
     );
     await stop(child);
   });
