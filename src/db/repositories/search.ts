@@ -418,7 +418,7 @@ async function findPage(database: Database, c: SearchCriteria): Promise<SearchPa
   }
   const perMatch = c.words ? matchScore(engine, c, sql`m.id`) : undefined;
   const scored = perMatch ? undefined : scores(engine, c);
-  if (scored) return scoredSearch(read, engine, c, m, scored, offset);
+  if (scored) return scoredSearch(read, c, m, scored, offset);
   return pageAndTotal(database, c, m, matchOrder(c, perMatch), offset);
 }
 
@@ -438,14 +438,12 @@ function matchOrder(c: SearchCriteria, perMatch: RawBuilder<unknown> | undefined
  */
 async function scoredSearch(
   read: Read,
-  engine: Engine,
   c: SearchCriteria,
   m: RawBuilder<unknown>,
   scored: RawBuilder<unknown>,
   offset: number,
-  known?: number,
 ): Promise<SearchPage> {
-  const total = known ?? (await wordCount(read, engine, c)) ?? (await count(read, m));
+  const total = await count(read, m);
   if (total <= offset) return { total, ids: [] };
   const scoredMatches = sql`select s.thing_id as id, s.score as score from (${scored}) as s where s.thing_id in (select m.id from (${m}) as m)`;
   const scoredTotal = await count(read, scoredMatches);
@@ -546,9 +544,10 @@ function searchRanking(database: Database): Promise<RawBuilder<unknown> | null> 
 /**
  * PostgreSQL, the plan of a tip sort of one word without filters, whose matches M are known from
  * search_word_counts. Scoring each match costs a visit of its row and a probe of tip_hours, in
- * proportion to M; reading the scored things first (scoredSearch) costs four statements (as much
- * as scoring ≈ 5,000 matches whose rows are in shared buffers, ≈ 500 read from the OS) plus a
- * visit of each tip_hours row R of the window. Each match is scored when M ≤ PER_MATCH_FLOOR + R
+ * proportion to M; reading the scored things first costs three statements in a row (the word's
+ * count, the window's rows, scoredFirstIds: together as much as scoring a few thousand matches
+ * whose rows are in shared buffers, a few hundred read from the OS) plus a visit of each
+ * tip_hours row R of the window. Each match is scored when M ≤ PER_MATCH_FLOOR + R
  * and M ≤ SCORE_EACH_MATCH_UP_TO; R is counted up to SCORE_EACH_MATCH_UP_TO + 1 only
  * (scoredRows), and only when M > PER_MATCH_FLOOR. Several words or filters: M is not known, each
  * match is scored.
