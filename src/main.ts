@@ -44,13 +44,14 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
  */
 export async function serve(config: Config = loadConfig(process.env)): Promise<void> {
   const database = await openConfiguredDatabase(config);
+  // The database's connections (PostgreSQL's pool, SQLite's read threads) are opened and look at
+  // the hot tables once, while the app is built and warms up.
+  const connectionsWarmed = config.warmupSeconds > 0 ? database.warmConnections?.() : undefined;
   const app = await buildApp({ config, database, keepSearchResults: true });
   // Runs beside the listen below, through app.inject: GET /readyz answers 503 until it has ended,
   // /healthz 200 meanwhile.
   const warming =
     config.warmupSeconds > 0 ? warmUp(app, { seconds: config.warmupSeconds, apiPrefix: API_PREFIX }) : undefined;
-  // PostgreSQL: the pool's connections are opened and look at the hot tables once, beside it.
-  const connectionsWarmed = config.warmupSeconds > 0 ? database.warmConnections?.() : undefined;
   await app.listen({ port: config.port, host: config.host });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;

@@ -77,7 +77,7 @@ const SAMPLE_SIZE = 400;
 const IDS_PER_REQUEST = 100;
 /** Popular words searched with every sort. */
 const POPULAR_WORDS = 10;
-/** Requests in flight at once (so the search read threads work beside the main thread, as under load). */
+/** Requests in flight at once in each stream of the warm-up (so the search read threads work beside the main thread, as under load). */
 const CONCURRENCY = 8;
 
 /**
@@ -111,16 +111,19 @@ export function popularWords(things: { title?: unknown; tags?: unknown }[], coun
  *    gives the highest id), then SAMPLE_SIZE things with ids spread evenly up to it
  *    (`GET {api}/things/:id,:id,…`, 100 a request; a request naming a deleted id answers 404 and
  *    is left out);
- * 2. asks each popular search twice — the sample's most frequent words (`popularWords`), each with
- *    every sort — so they move into the search cache's protected segment and, on SQLite, are kept
- *    rendered;
- * 3. until the time is up, cycles through: those searches again, a search for a word of one sampled
- *    thing's title with a rotating sort (mostly computed, not cached: the long tail), `GET
- *    {api}/things/:id` and `/things/:id,:id,…` of sampled things, and `POST {api}/things/:id/tip`
- *    without a token (401).
+ * 2. then, side by side until the time is up, three streams of requests:
+ *    - each popular search asked twice — the sample's most frequent words (`popularWords`), each
+ *      with every sort — so they move into the search cache's protected segment and, on SQLite,
+ *      are kept rendered;
+ *    - a cycle of those searches again, a search for a word of one sampled thing's title with a
+ *      rotating sort (mostly computed, not cached: the long tail), `GET {api}/things/:id` and
+ *      `/things/:id,:id,…` of sampled things, and `POST {api}/things/:id/tip` without a token (401);
+ *    - a cycle of requests answered on the event loop alone (the newest things' search, now
+ *      cached, sampled things by id, a refused tip), many more of them than the searches allow:
+ *      V8 optimises the request path's code before the first clients come, not under their load.
  * Every step stops at the deadline, and the app is ready then even while requests are in flight
- * (they finish in the background); an empty database only shortens the set. Requests run
- * CONCURRENCY at a time, with a turn of the event loop after each.
+ * (they finish in the background); an empty database only shortens the set. Each stream runs
+ * CONCURRENCY requests at a time, with a turn of the event loop after each.
  * @param app an app built by buildApp (registerWarmup ran), not necessarily listening
  * @param options.seconds how long the whole warm-up runs (WARMUP_SECONDS), from this call
  * @param options.apiPrefix the API's path prefix (`/rest/v2`)
@@ -208,17 +211,30 @@ export async function warmUp(
     report.popularSearches = popular.length;
     // The second round starts once the first is sent; a search is filled when its second answer is in.
     let i = 0;
-    await pump(() => {
+    const popularAsked = pump(() => {
       if (i >= popular.length * 2) return undefined;
       const url = popular[i++ % popular.length]!;
       return { url, then: i > popular.length ? () => report.popularFilled++ : undefined };
     });
 
-    let n = 0;
     const pick = <T>(xs: T[], k: number) => xs[k % xs.length]!;
-    const mixed = (): { url: string; method?: 'GET' | 'POST' } => {
+    type Next = { url: string; method?: 'GET' | 'POST' };
+    /** Requests answered on the event loop alone: a sampled thing, five of them, a refused tip. */
+    const onTheEventLoop = (k: number): Next => {
+      const at = ids.length ? k % ids.length : 0;
+      switch (k % 3) {
+        case 0:
+          return { url: `${api}/things/${ids.length ? ids[at] : 1}` };
+        case 1:
+          return { url: `${api}/things/${ids.length ? ids.slice(at, at + 5).join(',') : 1}` };
+        default:
+          return { url: `${api}/things/${ids.length ? ids[at] : 1}/tip`, method: 'POST' };
+      }
+    };
+    let n = 0;
+    const mixed = (): Next => {
       const k = n++;
-      switch (k % 6) {
+      switch (k % 4) {
         case 0:
           return { url: popular.length ? pick(popular, k) : search('warmup') };
         case 1:
@@ -227,16 +243,17 @@ export async function warmUp(
               ? search(pick(titleWords, k), `&sort=${pick([...SEARCH_SORTS], k)}`)
               : search('warmup', '&sort=trend'),
           };
-        case 2:
-        case 3:
-          return { url: `${api}/things/${ids.length ? pick(ids, k) : 1}` };
-        case 4:
-          return { url: `${api}/things/${ids.length ? ids.slice(k % ids.length, (k % ids.length) + 5).join(',') : 1}` };
         default:
-          return { url: `${api}/things/${ids.length ? pick(ids, k) : 1}/tip`, method: 'POST' };
+          return onTheEventLoop(k);
       }
     };
-    await pump(mixed);
+    let q = 0;
+    const newestSearch = `${api}/things/search?count=100`;
+    const quick = (): Next => {
+      const k = q++;
+      return k % 4 === 0 ? { url: newestSearch } : onTheEventLoop(k);
+    };
+    await Promise.all([popularAsked, pump(mixed), pump(quick)]);
   };
 
   // Ready at the deadline at the latest: requests still in flight then (a slow first search of a

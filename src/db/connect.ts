@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { createSqliteReader, type FollowUp } from './reader.ts';
 import { createCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { registerPgDirect, registerSqliteDirect } from './direct.ts';
@@ -47,11 +47,13 @@ export interface Database {
    */
   checkpointer?: Checkpointer;
   /**
-   * PostgreSQL only: opens every connection of the pool at once and has each plan and run one
-   * read of the tables requests use most (CONNECTION_WARMUP_SQL), so that under the first load no
-   * request waits for a connection to be opened or for its backend's first look at those tables
-   * (catalog caches, the text search dictionary). Resolves to the connections that ran it;
-   * never rejects (a connection that fails is left to the pool). Call it after the migrations.
+   * Opens every connection requests will use and has each run one read of the tables requests use
+   * most, so that under the first load no request waits for a connection to be opened or for its
+   * first look at those tables: on PostgreSQL every connection of the pool (CONNECTION_WARMUP_SQL:
+   * catalog caches, the text search dictionary), on a SQLite file every read thread
+   * (SQLITE_THREAD_WARMUP_SQL: the thread started, its connection opened). Resolves to the
+   * connections that ran it; never rejects (a connection that fails is left to be opened again
+   * when needed). Call it after the migrations.
    */
   warmConnections?(): Promise<number>;
   close(): Promise<void>;
@@ -67,6 +69,12 @@ const CONNECTION_WARMUP_SQL = `select
   + (select count(*) from things left join users on users.id = things.owner_user_id where things.id = 0)
   + (select count(*) from tip_hours where thing_id = 0)
   + (select count(*) from access_tokens where token_hash = '') as n`;
+
+/** What warmConnections runs on each SQLite read thread (its reads: the full-text index, a thing, tip_hours). */
+const SQLITE_THREAD_WARMUP_SQL = `select
+  (select count(*) from things_fts where things_fts match 'warmup')
+  + (select count(*) from things left join users on users.id = things.owner_user_id where things.id = 0)
+  + (select count(*) from tip_hours where thing_id = 0) as n`;
 
 export interface OpenOptions {
   sqliteSynchronous?: 'NORMAL' | 'FULL';
@@ -207,6 +215,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
       ...(checkpointer ? { checkpointer } : {}),
       ...(reader
         ? {
+            warmConnections: () => reader.warm(CompiledQuery.raw(SQLITE_THREAD_WARMUP_SQL)),
             offThread: <R>(query: CompiledQuery<R>) => reader.all(query),
             offThreadThen: <R, F>(query: CompiledQuery<R>, followUp: FollowUp<F>) => reader.allThen(query, followUp),
           }

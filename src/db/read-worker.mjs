@@ -48,27 +48,31 @@ function all(sql, parameters) {
 }
 
 /** @typedef {{ sql: string, parameters: unknown[], minRows: number, ifEmpty: boolean }} FollowUp */
-port.on('message', (/** @type {{ id: number, sql: string, parameters: unknown[], then?: FollowUp }} */ m) => {
-  // Every thread gets every query; the first free one claims it, the others skip it (reader.ts).
-  // The query is noted as this thread's before it is claimed, so that if the thread stops, the
-  // reader knows which query was lost with it.
-  Atomics.store(running, slot, m.id);
-  if (Atomics.exchange(claims, m.id % claims.length, m.id) === m.id) {
-    Atomics.store(running, slot, 0);
-    return;
-  }
-  try {
-    const rows = all(m.sql, m.parameters);
-    const then = m.then;
-    if (then && (rows.length >= then.minRows || (then.ifEmpty && rows.length === 0))) {
-      port.postMessage({ id: m.id, rows, followUpRows: all(then.sql, then.parameters) });
-    } else {
-      port.postMessage({ id: m.id, rows });
+port.on(
+  'message',
+  (/** @type {{ id: number, sql: string, parameters: unknown[], then?: FollowUp, own?: true }} */ m) => {
+    // Every thread gets every query; the first free one claims it, the others skip it (reader.ts).
+    // The query is noted as this thread's before it is claimed, so that if the thread stops, the
+    // reader knows which query was lost with it. A query marked `own` was posted to this thread
+    // alone (reader.ts `warm`): it is run unclaimed.
+    Atomics.store(running, slot, m.id);
+    if (!m.own && Atomics.exchange(claims, m.id % claims.length, m.id) === m.id) {
+      Atomics.store(running, slot, 0);
+      return;
     }
-  } catch (err) {
-    const e = /** @type {{ message?: string, code?: string }} */ (err);
-    port.postMessage({ id: m.id, error: { message: String(e?.message ?? err), code: e?.code } });
-  } finally {
-    Atomics.store(running, slot, 0);
-  }
-});
+    try {
+      const rows = all(m.sql, m.parameters);
+      const then = m.then;
+      if (then && (rows.length >= then.minRows || (then.ifEmpty && rows.length === 0))) {
+        port.postMessage({ id: m.id, rows, followUpRows: all(then.sql, then.parameters) });
+      } else {
+        port.postMessage({ id: m.id, rows });
+      }
+    } catch (err) {
+      const e = /** @type {{ message?: string, code?: string }} */ (err);
+      port.postMessage({ id: m.id, error: { message: String(e?.message ?? err), code: e?.code } });
+    } finally {
+      Atomics.store(running, slot, 0);
+    }
+  },
+);

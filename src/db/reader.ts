@@ -48,6 +48,14 @@ export interface SqliteReader {
    * @throws as `all`, for either query
    */
   allThen<R, F>(query: CompiledQuery<R>, followUp: FollowUp<F>): Promise<{ rows: R[]; followUpRows?: F[] }>;
+  /**
+   * Starts every thread not yet running and has each run `query` once, itself (not through the
+   * shared queue): for a server's start, so that no request waits for a thread to boot, open the
+   * database and prepare its first statements.
+   * @returns how many threads ran it; never rejects (a thread that fails is started again with the
+   *   next query)
+   */
+  warm(query: CompiledQuery<unknown>): Promise<number>;
   /** Stops the threads; queries still pending fail. */
   close(): Promise<void>;
 }
@@ -57,11 +65,15 @@ interface QueryMessage {
   id: number;
   sql: string;
   parameters: readonly unknown[];
+  /** run by the thread it is posted to, unclaimed (`warm`) */
+  own?: true;
   then?: { sql: string; parameters: readonly unknown[]; minRows: number; ifEmpty: boolean };
 }
 
 interface Pending {
   message: QueryMessage;
+  /** the slot of the thread an `own` message was posted to */
+  slot?: number;
   resolve(answer: { rows: unknown[]; followUpRows?: unknown[] }): void;
   reject(err: Error): void;
 }
@@ -129,7 +141,13 @@ export function createSqliteReader(path: string, options: { threads?: number; sc
     const runningElsewhere = new Set(threads.map((t) => Atomics.load(running, t.slot)));
     const unclaimed: QueryMessage[] = [];
     for (const [id, p] of pending) {
-      if (Atomics.load(claims, id % CLAIM_SLOTS) !== id) unclaimed.push(p.message);
+      if (p.message.own) {
+        // Posted to one thread only: it fails with that thread, and is never posted again.
+        if (p.slot === slot) {
+          pending.delete(id);
+          p.reject(err);
+        }
+      } else if (Atomics.load(claims, id % CLAIM_SLOTS) !== id) unclaimed.push(p.message);
       else if (id === lost && !runningElsewhere.has(id)) {
         pending.delete(id);
         p.reject(err);
@@ -186,10 +204,20 @@ export function createSqliteReader(path: string, options: { threads?: number; sc
     return worker;
   };
 
+  const nextId = () => (lastId = lastId >= 0x7fffffff ? 1 : lastId + 1);
+
+  /** `warm`'s query on one thread: posted to it alone, run without a claim. */
+  const runOn = ({ worker, slot }: { worker: Worker; slot: number }, query: CompiledQuery<unknown>) =>
+    new Promise<{ rows: unknown[] }>((resolve, reject) => {
+      const message: QueryMessage = { id: nextId(), sql: query.sql, parameters: query.parameters, own: true };
+      if (pending.size === 0) setRef(true);
+      pending.set(message.id, { message, slot, resolve, reject });
+      worker.postMessage(message);
+    });
+
   const post = (query: CompiledQuery<unknown>, followUp?: FollowUp<unknown>) => {
     if (threads.length === 0 || (pending.size >= threads.length && threads.length < maxThreads)) start();
-    lastId = lastId >= 0x7fffffff ? 1 : lastId + 1;
-    const id = lastId;
+    const id = nextId();
     return new Promise<{ rows: unknown[]; followUpRows?: unknown[] }>((resolve, reject) => {
       if (pending.size === 0) setRef(true); // keeps the process up while a query is pending
       const message: QueryMessage = {
@@ -218,6 +246,18 @@ export function createSqliteReader(path: string, options: { threads?: number; sc
     },
     async allThen<R, F>(query: CompiledQuery<R>, followUp: FollowUp<F>): Promise<{ rows: R[]; followUpRows?: F[] }> {
       return (await post(query, followUp)) as { rows: R[]; followUpRows?: F[] };
+    },
+    async warm(query: CompiledQuery<unknown>): Promise<number> {
+      while (threads.length < maxThreads) start();
+      const ran = await Promise.all(
+        threads.map((thread) =>
+          runOn(thread, query).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
+      return ran.filter(Boolean).length;
     },
     async close(): Promise<void> {
       closing = true;

@@ -111,6 +111,29 @@ describe.each(ENGINES.flatMap((engine) => STORES.map((store) => [engine, store] 
       expect([after.statusCode, after.json()]).toEqual([200, { status: 'ok' }]);
     });
 
+    it('requests answered on the event loop go on while the popular searches are still being computed', async () => {
+      // Every search for words is held for longer than the warm-up lasts.
+      const inject = t.app.inject.bind(t.app);
+      const held: Promise<unknown>[] = [];
+      const sent: string[] = [];
+      t.app.inject = ((options: { url: string }) => {
+        sent.push(options.url);
+        if (!options.url.includes('query=')) return inject(options as never);
+        const answer = new Promise((resolve) => setTimeout(resolve, 700)).then(() => inject(options as never));
+        held.push(answer);
+        return answer;
+      }) as typeof t.app.inject;
+      try {
+        const report = await warmUp(t.app, { seconds: 0.5, apiPrefix: API });
+        expect(report.popularFilled).toBe(0);
+        const byId = sent.filter((url) => /\/things\/\d+(,\d+)*(\/tip)?$/.test(url));
+        expect(byId.length).toBeGreaterThan(100);
+      } finally {
+        t.app.inject = inject;
+        await Promise.all(held);
+      }
+    });
+
     it('leaves no trace: no row written, nothing charged to the rate limit, no request in the metrics', async () => {
       const rowsBefore = await rowCounts(t.db.database);
       expect(rowsBefore.things).toBe(6);
@@ -213,8 +236,9 @@ describe.each(ENGINES)('tipjar serve on %s', (engine) => {
     }
     expect(status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
-    // PostgreSQL: the pool's connections (DATABASE_POOL_SIZE, 10 by default) are opened beside the warm-up.
-    const connections = engine === 'postgres' ? '; 10 database connections opened' : '';
+    // The connections are opened beside the warm-up: PostgreSQL's pool (DATABASE_POOL_SIZE, 10 by
+    // default), SQLite's read threads (SQLITE_READ_THREADS, 2 by default).
+    const connections = `; ${engine === 'postgres' ? 10 : 2} database connections opened`;
     expect(output()).toMatch(
       new RegExp(
         `^Warmed up in \\d+ ms \\(\\d+ requests; 0 search results kept from the last run; 0 of 0 popular searches cached, words: none${connections}\\); ready$`,

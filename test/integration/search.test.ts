@@ -411,6 +411,24 @@ describe.each(ENGINES)('GET /things/search on %s', (engine) => {
       expect(await found('?query=parser&sort=trend&page=9')).toEqual({ total_items: 2, items: 0, page: 9, things: [] });
     });
 
+    it('a word search with a filter counts its matches on every page, past the end too', async () => {
+      const parser = (filter: string, paging: string, headers: Record<string, string> = {}) =>
+        found(`?query=parser&${filter}&${paging}`, headers);
+      for (const filter of ['tags=parser', 'category=software', 'language=en_GB,de_DE']) {
+        expect(await parser(filter, 'count=1')).toMatchObject({ total_items: 2, items: 1 });
+        expect((await parser(filter, 'count=1&page=2')).things.map((x) => x.id)).toEqual([id.C]);
+        expect(await parser(filter, 'count=1&page=3')).toEqual({ total_items: 2, items: 0, page: 3, things: [] });
+        expect(await parser(filter, 'count=1&page=2&sort=tips')).toMatchObject({ total_items: 2, items: 1 });
+      }
+      // the owner's hidden parser matches too, for the owner only
+      expect(await parser('tags=parser', 'count=2', bearer(alice.token))).toMatchObject({ total_items: 3, items: 2 });
+      expect(await parser('tags=parser', 'count=2&page=3', bearer(alice.token))).toMatchObject({
+        total_items: 3,
+        items: 0,
+      });
+      expect(await parser('tags=json', 'count=1&page=2')).toEqual({ total_items: 1, items: 0, page: 2, things: [] });
+    });
+
     it('pages of a tip sort run across the scored things into the rest', async () => {
       expect(await ids('?sort=tips_day&count=2')).toEqual([id.D, id.F]);
       expect(await ids('?sort=tips_day&count=2&page=2')).toEqual([id.C, id.B]);

@@ -164,6 +164,21 @@ describe('SQLite read threads: a thread that stops', () => {
     await expect(r.all(query('select 2 as n'))).rejects.toThrow(/stopped/);
   });
 
+  it('warm starts every thread and has each run the query itself, resolving to the threads that ran it', async () => {
+    const r = reader(3);
+    expect(await r.warm(query('select 1 as n'))).toBe(3);
+    expect(await r.all(query<{ n: number }>('select 7 as n'))).toEqual([{ n: 7 }]);
+  });
+
+  it('warm never rejects: threads that stop on its query, or cannot start, are not counted, and the next query is answered', async () => {
+    const r = reader(2);
+    expect(await r.warm(query(STOP_THE_THREAD))).toBe(0);
+    expect(await r.all(query<{ n: number }>('select 7 as n'))).toEqual([{ n: 7 }]);
+    const missing = createSqliteReader(join(dir, 'missing.db'), { threads: 2 });
+    readers.push(missing);
+    expect(await missing.warm(query('select 1 as n'))).toBe(0);
+  });
+
   it('queries it had not taken yet are run by a new thread when it was the only one', async () => {
     const r = reader(1);
     const first = r.all(count(500_000));

@@ -261,10 +261,13 @@ async function pageAndTotal(
   order: RawBuilder<unknown>,
   offset: number,
 ): Promise<SearchPage> {
+  const counted = countOf(m);
+  if (database.engine === 'sqlite' && c.words && (c.tags || columnConditions(c).length > 0)) {
+    return filteredWordPage(reader(database), c, m, order, offset, counted);
+  }
   const page = sql<{
     id: number | string;
   }>`select m.id as id from (${m}) as m order by ${order} limit ${c.count} offset ${offset}`;
-  const counted = countOf(m);
   const when = { minRows: c.count, ifEmpty: offset > 0 };
   const needsCount = (found: number) => found >= when.minRows || (when.ifEmpty && found === 0);
   const { db, offThreadThen } = database;
@@ -283,6 +286,30 @@ async function pageAndTotal(
   if (!needsCount(ids.length)) return { total: offset + ids.length, ids };
   if (!countRows) throw new Error('search: the matches were not counted');
   return { total: Number(countRows[0]?.n ?? 0), ids };
+}
+
+/**
+ * pageAndTotal for a SQLite word search with a filter (tags, category, language, owner, url): the
+ * filter's probes and joins run once per match, so the matches are gathered once (a materialized
+ * CTE) and both ordered into the page and counted from there, in one statement; a page beyond the
+ * last one (no row to carry the count) is followed by a count.
+ */
+async function filteredWordPage(
+  read: Read,
+  c: SearchCriteria,
+  m: RawBuilder<unknown>,
+  order: RawBuilder<unknown>,
+  offset: number,
+  counted: RawBuilder<{ n: number | string }>,
+): Promise<SearchPage> {
+  const rows = await read(
+    sql<{ id: number | string; n: number | string }>`with m as materialized (${m})
+      select m.id as id, (select count(*) from m) as n from m order by ${order} limit ${c.count} offset ${offset}`,
+  );
+  if (rows.length > 0) return { total: Number(rows[0]!.n), ids: rows.map((row) => Number(row.id)) };
+  if (offset === 0) return { total: 0, ids: [] };
+  const [r] = await read(counted);
+  return { total: Number(r?.n ?? 0), ids: [] };
 }
 
 async function ids(read: Read, query: RawBuilder<unknown>): Promise<number[]> {
