@@ -252,7 +252,8 @@ function reader(database: Database): Read {
  * The ids of one page of `m` in `order`, and the total: when the page is neither empty nor full
  * it is the last one and tells the total (most searches, a narrow word, need no count); otherwise
  * the matches are counted, on SQLite's read thread right after the page (Database.offThreadThen:
- * one wait in the threads' queue, not two).
+ * one wait in the threads' queue, not two). A SQLite word search with a filter takes both from
+ * one statement instead (filteredWordPage).
  */
 async function pageAndTotal(
   database: Database,
