@@ -4,7 +4,8 @@
  * `trend` the second at which the clock alone may first reorder it (`changesAt`: the oldest tip
  * in the window leaving it, or a tip dated after the search entering it; absent without either).
  * A page past the end still tells the total. A word of more things than PostgreSQL scores one by
- * one (its scored things are then read first) orders the same way.
+ * one (its scored things are then read first) orders the same way, filtered or with its owner's
+ * hidden match.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { urlKey, parseHttpUrl } from '../../src/domain/urls.ts';
@@ -99,6 +100,7 @@ describe.each(ENGINES)('tip sorts of a word search, from the repository, on %s',
       .sort((a, b) => b - a);
     expect(ids).toHaveLength(many);
     const [once, twice] = [ids[1_000]!, ids[2_000]!];
+    const hidden = await buildThing(t.services, owner, { title: `${word} hidden`, tags: word, hidden: true });
     const other = await buildUser(t.services);
     await tip(once);
     await tip(twice);
@@ -114,6 +116,24 @@ describe.each(ENGINES)('tip sorts of a word search, from the repository, on %s',
       // Pages of one: each part of the page is read only as far as the page reaches.
       for (const [page, id] of [twice, once, ids[0]].entries())
         expect(await search(word, sort, now, page + 1, 1), sort).toMatchObject({ total: many, ids: [id] });
+      // A filter every match passes, and the owner's own hidden match (the newest), counted too.
+      const criteria = { words: [word], sort, now, page: 1, count: 5 };
+      expect(await searchThingIds(t.db.database, { ...criteria, categories: ['other'] }), sort).toMatchObject({
+        total: many,
+        ids: [twice, once, ...ids.slice(0, 3)],
+      });
+      expect(
+        await searchThingIds(t.db.database, {
+          ...criteria,
+          viewerUserId: owner.user.id,
+          tags: { kind: 'tag', tag: word },
+        }),
+        sort,
+      ).toMatchObject({ total: 1, ids: [hidden] });
+      expect(await searchThingIds(t.db.database, { ...criteria, viewerUserId: owner.user.id }), sort).toMatchObject({
+        total: many + 1,
+        ids: [twice, once, hidden, ...ids.slice(0, 2)],
+      });
     }
     clock.advance(TREND_WINDOW + 1);
   });
