@@ -96,6 +96,34 @@ export async function findThingById(ex: Executor, id: number): Promise<ThingReco
   return r && toThingRecord(r);
 }
 
+const thingVersionById = precompiled((ex: Executor, id: number) =>
+  ex
+    .selectFrom('things')
+    .select(['things.id', sql<string>`things.xmin::text`.as('version')])
+    .where('things.deleted_at', 'is', null)
+    .where('things.id', '=', id),
+);
+const thingVersionsByIds = precompiled((ex: Executor, ids: number[]) =>
+  ex
+    .selectFrom('things')
+    .select(['things.id', sql<string>`things.xmin::text`.as('version')])
+    .where('things.deleted_at', 'is', null)
+    .where(sql<boolean>`things.id = any(${ids}::bigint[])`),
+);
+const thingVersionBatched = batchedReads(thingVersionById, thingVersionsByIds, (r) => r.id);
+
+/**
+ * PostgreSQL: the version of each live thing's row among `ids` (its `xmin`, as text: it moves with
+ * every committed write of the row, by any instance, its counters included), in the order of
+ * `ids`, undefined for a deleted or unknown id. On the database's own handle each id joins the
+ * point reads of the same moment (db/batched.ts).
+ * @throws Error on SQLite, which has no row versions (domain/search/change-log.ts keeps its own)
+ */
+export async function findThingVersions(ex: Executor, ids: readonly number[]): Promise<(string | undefined)[]> {
+  const rows = await Promise.all(ids.map((id) => thingVersionBatched(ex, id)));
+  return rows.map((r) => r?.version);
+}
+
 /** The field names of a ThingRow, in THING_COLUMNS order (the values of a raw row). */
 const THING_ROW_KEYS = THING_COLUMNS.map((c) => c.replace(/^.* as /, '').replace(/^.*\./, '')) as (keyof ThingRow)[];
 

@@ -6,7 +6,7 @@
  * an answer that reads the page's things fresh and holds the kept JSON of the page when there is
  * one (rendered.ts). The caches learn about writes from the changes the transaction helper
  * announces after each commit (change-log.ts); nothing is global to the process and nothing of
- * their bookkeeping leaves this folder. docs/adr/0015, 0019.
+ * their bookkeeping leaves this folder. docs/adr/0015, 0019, 0039.
  */
 import type { Database } from '../../db/transaction.ts';
 import { readSearchChanges, searchThingIds, type SearchPage } from '../../db/repositories/search.ts';
@@ -16,7 +16,7 @@ import type { Clock } from '../clock.ts';
 import type { PageRequest, Principal, ThingRecord } from '../records.ts';
 import { ChangeLog } from './change-log.ts';
 import { CriteriaMaker, type SearchFilters } from './criteria.ts';
-import { SearchRenderCache, type RenderBasis } from './rendered.ts';
+import { changeLogVersions, databaseVersions, SearchRenderCache, type RenderBasis } from './rendered.ts';
 import { SearchCache, type SearchCacheStats, type SharedSearchResults } from './result-cache.ts';
 import { decodeResults, encodeResults, SNAPSHOT_FORMAT } from './snapshot.ts';
 
@@ -53,7 +53,7 @@ export interface SearchAnswer {
    * things changed; undefined when there is none (then read `things()` and present them).
    */
   readonly keptJson: Buffer | undefined;
-  /** Whether `keepJson` keeps what it is given (an anonymous, short, cached page on SQLite). */
+  /** Whether `keepJson` keeps what it is given (an anonymous, short page the search cache answered). */
   readonly canKeepJson: boolean;
   /**
    * The page's things in rank order, read fresh (their counters change with every tip); a thing
@@ -73,7 +73,7 @@ export class Search {
   private readonly criteria: CriteriaMaker;
   /** absent with SEARCH_CACHE_SECONDS=0 */
   private readonly results?: SearchCache;
-  /** SQLite with the result cache only (exact: every change is seen) */
+  /** with the result cache only; exact on both engines (rendered.ts) */
   private readonly rendered?: SearchRenderCache;
 
   /** Starts following `database`'s commits (close() stops). */
@@ -90,7 +90,9 @@ export class Search {
         maxEntries: options.cacheEntries,
         shared: this.changes.seesEveryChange ? undefined : options.shared,
       });
-      if (this.changes.seesEveryChange) this.rendered = new SearchRenderCache(this.changes, options.renderedBytes);
+      this.rendered = this.changes.seesEveryChange
+        ? new SearchRenderCache(changeLogVersions(this.changes), options.renderedBytes)
+        : new SearchRenderCache(databaseVersions(database), options.renderedBytes, true);
     }
   }
 
@@ -120,7 +122,8 @@ export class Search {
     // Kept JSON only for searches the result cache answered (asked at least twice), anonymous
     // (no per-viewer fields) and short (no owners' profiles).
     const rendered = found.hit && !viewer && !options.full ? this.rendered : undefined;
-    return new Answer(this.database, found.page, viewer, rendered, found.external);
+    const basis = rendered && (await rendered.basis(found.page, found.external));
+    return new Answer(this.database, found.page, viewer, rendered, basis);
   }
 
   /**
@@ -171,18 +174,17 @@ export class Search {
 class Answer implements SearchAnswer {
   readonly total: number;
   readonly keptJson: Buffer | undefined;
-  private basis: RenderBasis | undefined;
 
   constructor(
     private readonly database: Database,
     private readonly page: SearchPage,
     private readonly viewer: Principal | undefined,
     private readonly rendered: SearchRenderCache | undefined,
-    /** `Database.externalChanges()` as read by the result cache for this search (SQLite) */
-    private readonly external: number | undefined,
+    /** the versions of the page's things, taken before `things()` reads them (with `rendered`) */
+    private readonly basis: RenderBasis | undefined,
   ) {
     this.total = page.total;
-    this.keptJson = rendered?.get(page, external);
+    this.keptJson = rendered && basis && rendered.get(page, basis);
   }
 
   get canKeepJson(): boolean {
@@ -190,8 +192,6 @@ class Answer implements SearchAnswer {
   }
 
   async things(): Promise<ThingRecord[]> {
-    // The versions of the things are taken before they are read: a write after this is seen.
-    if (this.rendered) this.basis = this.rendered.basis(this.page, this.external);
     const { ids } = this.page;
     const byId = new Map((await findThingsByIds(this.database.db, ids)).map((t) => [t.id, t]));
     const viewerId = this.viewer?.userId;
