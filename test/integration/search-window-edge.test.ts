@@ -4,8 +4,8 @@
  * `trend` the second at which the clock alone may first reorder it (`changesAt`: the oldest tip
  * in the window leaving it, or a tip dated after the search entering it; absent without either).
  * A page past the end still tells the total. A word of more things than PostgreSQL scores one by
- * one (its scored things are then read first) orders the same way, filtered or with its owner's
- * hidden match.
+ * one (its scored things are then read first) orders the same way, filtered, with its owner's
+ * hidden match, or with a second word.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { urlKey, parseHttpUrl } from '../../src/domain/urls.ts';
@@ -133,6 +133,18 @@ describe.each(ENGINES)('tip sorts of a word search, from the repository, on %s',
       expect(await searchThingIds(t.db.database, { ...criteria, viewerUserId: owner.user.id }), sort).toMatchObject({
         total: many + 1,
         ids: [twice, once, hidden, ...ids.slice(0, 2)],
+      });
+      // Two words, each held by thousands of things: on PostgreSQL their bound (the rarer word's
+      // things) also sends the search to the scored things first; the owner's hidden thing lacks
+      // the second word.
+      const both = { ...criteria, words: [word, 'number'], viewerUserId: owner.user.id };
+      expect(await searchThingIds(t.db.database, both), sort).toMatchObject({
+        total: many,
+        ids: [twice, once, ...ids.slice(0, 3)],
+      });
+      expect(await searchThingIds(t.db.database, { ...both, page: 2 }), sort).toMatchObject({
+        total: many,
+        ids: ids.slice(3, 8),
       });
     }
     clock.advance(TREND_WINDOW + 1);

@@ -390,9 +390,9 @@ function edgeOf(c: SearchCriteria, w: { since: number }, tips: EdgeTips): number
 /**
  * PostgreSQL, a tip sort of a word search, in one statement: every match scored through its
  * tip_hours rows, ordered, counted (`count(*) over ()`) and paged, with the window's edge
- * (windowEdge) read beside it. For one word without filters it runs only when scoring each match
- * is the cheaper plan (see PER_MATCH_FLOOR: the word's count from search_word_counts against the
- * window's tip_hours rows), else reads nothing: the scored things are then read first (findPage).
+ * (windowEdge) read beside it. Without filters it runs only when scoring each match is the
+ * cheaper plan (see PER_MATCH_FLOOR: the bound on the matches from search_word_counts against
+ * the window's tip_hours rows), else reads nothing: the scored things are then read first (findPage).
  * Undefined when the page came back empty (no match, a page past the end, or the other plan):
  * the caller then searches as findPage does.
  */
@@ -403,13 +403,10 @@ async function scoredMatchesPage(
 ): Promise<SearchPage | undefined> {
   const m = matches('postgres', c, c.words, false);
   const order = matchOrder(c, matchScore('postgres', c, sql`m.id`));
-  const singleWord = c.words?.length === 1 && columnConditions(c).length === 0 && !c.tags;
-  const word = c.words![0]!;
-  const matchCount = sql`coalesce((select w.things from search_word_counts as w
-    where w.word = (tsvector_to_array(to_tsvector('english', ${word})))[1]), 0)`;
-  const few = singleWord
-    ? sql` where numnode(plainto_tsquery('english', ${word})) > 1 or ${matchCount} <= ${PER_MATCH_FLOOR}
-        or ${matchCount} <= least(${SCORE_EACH_MATCH_UP_TO}, ${PER_MATCH_FLOOR} + ${scoredRows(c)})`
+  const bound = matchBound(c);
+  const few = bound
+    ? sql` where ${bound} <= ${PER_MATCH_FLOOR}
+        or ${bound} <= least(${SCORE_EACH_MATCH_UP_TO}, ${PER_MATCH_FLOOR} + ${scoredRows(c)})`
     : sql``;
   const edge = w ? sql`, ${edgeColumns(c, w)}` : sql``;
   const rows = await read(
@@ -434,13 +431,17 @@ async function findPage(database: Database, c: SearchCriteria): Promise<SearchPa
       const ranked = operator ? await rankedWordSearch(read, c, operator, offset) : undefined;
       return ranked ?? postgresWordSearch(read, engine, c, m, offset);
     }
-    // A tip sort: PER_MATCH_FLOOR says which plan is cheaper.
+    // A tip sort: the bound on the matches against PER_MATCH_FLOOR says which plan is cheaper.
     const scored = scores(engine, c);
-    const total = scored ? await wordCount(read, engine, c) : undefined;
-    if (scored && total !== undefined && total > PER_MATCH_FLOOR) {
-      const [r] = await read(sql<{ n: number | string }>`select ${scoredRows(c)} as n`);
-      if (total > Math.min(SCORE_EACH_MATCH_UP_TO, PER_MATCH_FLOOR + Number(r?.n ?? 0)))
+    const bound = matchBound(c);
+    if (scored && bound) {
+      const [r] = await read(sql<{ bound: number | string; rows: number | string | null }>`select ${bound} as bound,
+        case when ${bound} > ${PER_MATCH_FLOOR} then ${scoredRows(c)} end as rows`);
+      const most = Number(r?.bound ?? 0);
+      if (most > Math.min(SCORE_EACH_MATCH_UP_TO, PER_MATCH_FLOOR + Number(r?.rows ?? 0))) {
+        const total = (await wordCount(read, engine, c)) ?? (await count(read, m));
         return { total, ids: await scoredFirstIds(read, c, m, scored, offset) };
+      }
     }
     return postgresWordSearch(read, engine, c, m, offset);
   }
@@ -547,6 +548,20 @@ async function wordCount(read: Read, engine: Engine, c: SearchCriteria): Promise
 }
 
 /**
+ * PostgreSQL: an upper bound of the visible things a word search without filters matches, as SQL
+ * (a scalar): the fewest things holding any one of its lexemes (search_word_counts; the words must
+ * all occur, and the tsquery holds the lexemes to_tsvector makes of them), 0 when a lexeme is
+ * held by none or the words make none (stop words). For one word of one lexeme, the count itself.
+ * Undefined with a filter (tags, category, language, owner, url), whose matches it cannot bound.
+ */
+function matchBound(c: SearchCriteria): RawBuilder<number | string> | undefined {
+  if (!c.words?.length || columnConditions(c).length > 0 || c.tags) return undefined;
+  return sql<number | string>`(select coalesce(min(coalesce(w.things, 0)), 0)
+    from unnest(tsvector_to_array(to_tsvector('english', ${c.words.join(' ')}))) as l(word)
+    left join search_word_counts as w on w.word = l.word)`;
+}
+
+/**
  * PostgreSQL: the RUM distance operator (`OPERATOR(<schema>.<=>)`) when this database's things
  * have the ranked index of migration 0011_search_ranked, else null. Asked once per database and
  * kept: an index created later is used after a restart.
@@ -570,15 +585,15 @@ function searchRanking(database: Database): Promise<RawBuilder<unknown> | null> 
 }
 
 /**
- * PostgreSQL, the plan of a tip sort of one word without filters, whose matches M are known from
- * search_word_counts. Scoring each match costs a visit of its row and a probe of tip_hours, in
- * proportion to M; reading the scored things first costs three statements in a row (the word's
- * count, the window's rows, scoredFirstIds: together as much as scoring a few thousand matches
- * whose rows are in shared buffers, a few hundred read from the OS) plus a visit of each
- * tip_hours row R of the window. Each match is scored when M ≤ PER_MATCH_FLOOR + R
- * and M ≤ SCORE_EACH_MATCH_UP_TO; R is counted up to SCORE_EACH_MATCH_UP_TO + 1 only
- * (scoredRows), and only when M > PER_MATCH_FLOOR. Several words or filters: M is not known, each
- * match is scored.
+ * PostgreSQL, the plan of a tip sort of a word search without filters, whose matches M are at
+ * most the bound B of matchBound (M itself for one word). Scoring each match costs a visit of its
+ * row and a probe of tip_hours, in proportion to M; reading the scored things first costs three
+ * statements in a row (B and the window's rows, the count of the matches — one word's comes from
+ * search_word_counts —, scoredFirstIds: together as much as scoring a few thousand matches whose
+ * rows are in shared buffers, a few hundred read from the OS) plus a visit of each tip_hours row
+ * R of the window. Each match is scored when B ≤ PER_MATCH_FLOOR + R and B ≤
+ * SCORE_EACH_MATCH_UP_TO; R is counted up to SCORE_EACH_MATCH_UP_TO + 1 only (scoredRows), and
+ * only when B > PER_MATCH_FLOOR. With filters no bound is known: each match is scored.
  */
 const PER_MATCH_FLOOR = 2_000;
 const SCORE_EACH_MATCH_UP_TO = 10_000;
