@@ -30,7 +30,8 @@
  *     scheduler races to settle it, then to renew this month's subscriptions), sends tips that
  *     queue webhooks (pending things of the partner) and mail (things created for their owners),
  *     checks one token's hourly limit across the instances, the log-in failure limit across the
- *     instances and the discovery cache across the instances; then waits for the outboxes to drain
+ *     instances, the discovery cache across the instances and that every instance's search answers
+ *     show a tip made through any of them; then waits for the outboxes to drain
  *     and checks one settlement and one renewal per period and every webhook and mail delivered
  *     exactly once per id.
  *  7. Prints PASS/FAIL per check and the figures, writes bench/results/cluster.json, keeps the run's
@@ -1025,6 +1026,50 @@ async function discoveryCheck(run: Run, seedData: Seed): Promise<void> {
   );
 }
 
+/**
+ * Search answers across the instances (docs/adr/0039): a thing is written beside the instances,
+ * each instance is asked the same search three times (its result cache answers it and keeps the
+ * answer rendered), then the thing is tipped through each instance in turn; after every tip each
+ * instance's next search must show the new tip count.
+ */
+async function searchCheck(run: Run, seedData: Seed): Promise<void> {
+  const database = run.database!;
+  const s: Services = { database, clock: systemClock, siteUrl: run.publicUrl, passwordHashing: unboundedHashing };
+  const word = `clustersearch${randomBytes(4).toString('hex')}`;
+  const thingId = await createThing(
+    s,
+    principal(seedData.owners[0]!),
+    parseNewThing({ url: `https://example.org/cluster/${word}`, title: `${word} kept rendered` }),
+  );
+  const tipsSeen = () =>
+    Promise.all(
+      run.instances.map(async (inst) => {
+        const r = await request(`${inst.server!.url}${API}/things/search?query=${word}`);
+        if (r.status !== 200) return `status ${r.status}`;
+        return (JSON.parse(r.text) as { things: { id: number; tips: number }[] }).things.find((t) => t.id === thingId)
+          ?.tips;
+      }),
+    );
+  for (let i = 0; i < 3; i++) await tipsSeen();
+  const rounds: { status: number; seen: unknown[] }[] = [];
+  for (const [k, inst] of run.instances.entries()) {
+    // Users no other check tips with (the discovery check takes the last one per instance).
+    const token = seedData.tipTokens[seedData.tipTokens.length - 1 - run.instances.length - k]!;
+    const tipped = await request(`${inst.server!.url}${API}/things/${thingId}/tip`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    rounds.push({ status: tipped.status, seen: await tipsSeen() });
+  }
+  check(
+    'search answers current on every instance',
+    rounds.every((r, k) => r.status === 200 && r.seen.every((n) => n === k + 1)),
+    `a searched thing tipped through each instance in turn; the tip counts each instance's next search showed: ` +
+      rounds.map((r, k) => `after tip ${k + 1} (${r.status}): ${r.seen.join(', ')}`).join('; '),
+    { rounds },
+  );
+}
+
 /** POSTs `count` tips with bodies `{url}` through nginx, 8 at a time; returns the statuses. */
 async function tipUrls(run: Run, seedData: Seed, urls: { url: string; user: number }[]): Promise<number[]> {
   const nginxUrl = `http://127.0.0.1:${run.nginxPort}`;
@@ -1128,6 +1173,7 @@ async function underLoad(run: Run, seedData: Seed): Promise<void> {
   await sharedLimitCheck(run, seedData);
   await loginCheck(run, seedData);
   await discoveryCheck(run, seedData);
+  await searchCheck(run, seedData);
 
   // Wait for the scheduler and both outboxes to finish.
   const deadline = Date.now() + 120_000;
