@@ -34,7 +34,7 @@ export interface RowVersions {
   /**
    * The versions of `page`'s things now (take them before reading the things).
    * @param external SQLite: `Database.externalChanges()` as read for this request (the search
-   *   cache's lookup, FoundPage.external); read now when not given. Ignored on PostgreSQL.
+   *   cache's lookup: the `external` of SearchCache.page); read now when not given. Ignored on PostgreSQL.
    */
   of(page: SearchPage, external?: number): RenderBasis | Promise<RenderBasis>;
 }
