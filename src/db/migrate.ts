@@ -33,6 +33,7 @@ import { makeSearchWordCounts } from './migrations/0013_search_word_counts.ts';
 import { makeSearchSnapshots } from './migrations/0014_search_snapshots.ts';
 import { makeTipsAtOnce } from './migrations/0015_tips_at_once.ts';
 import { makeSearchTable } from './migrations/0016_search_table.ts';
+import { makeTipsAtOnceIndexPlans } from './migrations/0017_tips_at_once_index_plans.ts';
 import type { DB } from './schema.ts';
 
 /** Every migration, by name; applied in name order. */
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, (engine: Engine) => Migration> = {
   '0014_search_snapshots': makeSearchSnapshots,
   '0015_tips_at_once': makeTipsAtOnce,
   '0016_search_table': makeSearchTable,
+  '0017_tips_at_once_index_plans': makeTipsAtOnceIndexPlans,
 };
 
 /** The names of every migration this version of Tipjar knows, in the order they apply. */
