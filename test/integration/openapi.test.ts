@@ -265,6 +265,18 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
     // The UI's own copy of the document is the same document.
     expect(JSON.parse((await t.app.inject({ url: '/docs/json' })).body)).toEqual(doc);
 
+    // A path the UI does not serve: the site's own 404, in its error shape.
+    for (const url of ['/docs/no-such-page', '/docs/static/no-such-asset.js']) {
+      const missing = await t.app.inject({ url });
+      expect(missing.statusCode, url).toBe(404);
+      expect(JSON.parse(missing.body), url).toMatchObject({ error: 'not_found' });
+    }
+    // A redirect of the UI's keeps its Location and carries no body.
+    const moved = await t.app.inject({ url: '/docs/static/index.html' });
+    expect(moved.statusCode).toBe(302);
+    expect(moved.headers.location).toBe('/docs/');
+    expect(moved.body).toBe('');
+
     const markdown = await t.app.inject({ url: '/docs/api' });
     expect(markdown.statusCode).toBe(200);
     expect(markdown.headers['content-type']).toBe('text/markdown; charset=utf-8');

@@ -6,14 +6,15 @@
  *   src/http/schemas/); only routes with `tags` appear (the API under /rest/v2 and the OAuth
  *   endpoints), the website and operations routes do not;
  * - `GET /docs` — Swagger UI (@fastify/swagger-ui), its assets served from node_modules, no CDN,
- *   with a Content-Security-Policy that allows this origin only. `/docs/api` (docs/api.md, where
- *   every `error_uri` points) is a route of its own (src/web/api-docs.ts) and stays.
+ *   with a Content-Security-Policy that allows this origin only. The UI is loaded on the first
+ *   request under /docs, into an app of its own that `/docs` and `/docs/*` forward to, so that a
+ *   start does not load it (docs/adr/0041). `/docs/api` (docs/api.md, where every `error_uri`
+ *   points) is a route of its own (src/web/api-docs.ts) and stays.
  * Register before the routes: @fastify/swagger collects them with an onRoute hook.
  */
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { REPRESENTATIONS } from '../schemas/representations.ts';
 import { MEDIA, OPTIONAL_BODY } from '../schemas/common.ts';
 import { SCOPES } from '../../domain/scopes.ts';
@@ -156,16 +157,48 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
   });
-  await app.register(swaggerUi, {
+  let docsUi: Promise<FastifyInstance> | undefined;
+  /** GET /docs, /docs/* — Swagger UI's page, assets and its copy of the document (`/docs/json`), as @fastify/swagger-ui answers them. */
+  const docs = async (request: FastifyRequest, reply: FastifyReply) => {
+    docsUi ??= swaggerUiApp(app.swagger()).catch((err: unknown) => {
+      docsUi = undefined; // tried again by the next request
+      throw err;
+    });
+    const res = await (await docsUi).inject({ method: request.method as 'GET' | 'HEAD', url: request.url });
+    // Errors in the site's own shape: a path the UI does not serve is this app's 404.
+    if (res.statusCode === 404) return reply.callNotFound();
+    if (res.statusCode >= 400) throw new Error(`Swagger UI answered ${res.statusCode} for ${request.url}`);
+    const { connection: _c, 'keep-alive': _k, 'transfer-encoding': _t, date: _d, ...headers } = res.headers;
+    reply.code(res.statusCode).headers(headers);
+    return res.rawPayload.length > 0 ? reply.send(res.rawPayload) : reply.send();
+  };
+  app.addHook('onClose', async () => {
+    await (await docsUi?.catch(() => undefined))?.close();
+  });
+  app.route({ method: ['GET', 'HEAD'], url: '/docs', schema: { hide: true }, handler: docs });
+  app.route({ method: ['GET', 'HEAD'], url: '/docs/*', schema: { hide: true }, handler: docs });
+
+  /** GET /openapi.json — the OpenAPI 3.1 document, `application/json;charset=utf-8`. */
+  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(MEDIA.json).send(app.swagger()),
+  );
+}
+
+/**
+ * An app serving only Swagger UI (@fastify/swagger-ui, loaded now) under /docs for `document`:
+ * its page, its static assets from node_modules and `/docs/json`.
+ */
+async function swaggerUiApp(document: ReturnType<FastifyInstance['swagger']>): Promise<FastifyInstance> {
+  const { default: swaggerUi } = await import('@fastify/swagger-ui');
+  const ui = Fastify({ logger: false });
+  await ui.register(swagger, { mode: 'static', specification: { document: document as never } });
+  await ui.register(swaggerUi, {
     routePrefix: '/docs',
     // Everything from this origin (no CDN, no validator.swagger.io); inline styles for the UI's widgets.
     staticCSP: true,
     transformStaticCSP: () => DOCS_CSP,
     uiConfig: { deepLinking: true, docExpansion: 'list', validatorUrl: null },
   });
-
-  /** GET /openapi.json — the OpenAPI 3.1 document, `application/json;charset=utf-8`. */
-  app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type(MEDIA.json).send(app.swagger()),
-  );
+  await ui.ready();
+  return ui;
 }

@@ -42,7 +42,10 @@ interface WireErrorParams {
   error: DomainError;
 }
 
-const ajv = new Ajv({ strict: false, allErrors: false, useDefaults: true, coerceTypes: false });
+// `validateSchema: false`: the schemas compiled here are built by `wireSchema` from one fixed
+// template (object, `x-wire` properties with their defaults, `required`), so checking each against
+// the JSON Schema meta-schema at every start would only cost time.
+const ajv = new Ajv({ strict: false, allErrors: false, useDefaults: true, coerceTypes: false, validateSchema: false });
 ajv.addKeyword({
   keyword: 'x-wire',
   modifying: true,
@@ -101,6 +104,9 @@ function domainError(errors: ErrorObject[] | null | undefined, parsers: Map<stri
   return new DomainError('invalid_request', 'The request could not be parsed');
 }
 
+/** Validators compiled, by their wire schema's JSON: routes that take the same parameters share one. */
+const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+
 const plainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -113,7 +119,9 @@ const plainObject = (v: unknown): v is Record<string, unknown> =>
 export const wireValidatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const wire = wireSchema(schema as Schema);
   if (!wire) return () => true;
-  const validate = ajv.compile(wire.schema);
+  const key = JSON.stringify(wire.schema);
+  let validate = compiled.get(key);
+  if (!validate) compiled.set(key, (validate = ajv.compile(wire.schema)));
   return (data: unknown) => {
     const value = plainObject(data) ? data : httpPart === 'body' ? {} : Object.create(null);
     return validate(value) ? { value } : { error: domainError(validate.errors, wire.parsers) };
