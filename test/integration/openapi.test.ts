@@ -271,6 +271,18 @@ describe.each(ENGINES)('OpenAPI document and docs page on %s', (engine) => {
       expect(missing.statusCode, url).toBe(404);
       expect(JSON.parse(missing.body), url).toMatchObject({ error: 'not_found' });
     }
+    // The assets answer conditional and range requests.
+    const etag = bundle.headers.etag as string;
+    expect(etag).toBeTruthy();
+    const unchanged = await t.app.inject({
+      url: '/docs/static/swagger-ui-bundle.js',
+      headers: { 'if-none-match': etag },
+    });
+    expect(unchanged.statusCode).toBe(304);
+    expect(unchanged.body).toBe('');
+    const part = await t.app.inject({ url: '/docs/static/swagger-ui-bundle.js', headers: { range: 'bytes=0-99' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.rawPayload.length).toBe(100);
     // A redirect of the UI's keeps its Location and carries no body.
     const moved = await t.app.inject({ url: '/docs/static/index.html' });
     expect(moved.statusCode).toBe(302);

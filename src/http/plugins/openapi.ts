@@ -164,10 +164,21 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
       docsUi = undefined; // tried again by the next request
       throw err;
     });
-    const res = await (await docsUi).inject({ method: request.method as 'GET' | 'HEAD', url: request.url });
-    // Errors in the site's own shape: a path the UI does not serve is this app's 404.
+    // The request's headers go along: conditional and range requests of the assets work as before.
+    const { connection: _rc, 'keep-alive': _rk, ...requestHeaders } = request.headers;
+    const ui = await docsUi;
+    const res = await ui.inject({
+      method: request.method as 'GET' | 'HEAD',
+      url: request.url,
+      headers: requestHeaders,
+    });
+    // Errors in the site's own shape: a path the UI does not serve is this app's 404, another
+    // refusal (a range past the end: 416) this app's error of that status.
     if (res.statusCode === 404) return reply.callNotFound();
-    if (res.statusCode >= 400) throw new Error(`Swagger UI answered ${res.statusCode} for ${request.url}`);
+    if (res.statusCode >= 400)
+      throw Object.assign(new Error(`Swagger UI answered ${res.statusCode} for ${request.url}`), {
+        statusCode: res.statusCode,
+      });
     const { connection: _c, 'keep-alive': _k, 'transfer-encoding': _t, date: _d, ...headers } = res.headers;
     reply.code(res.statusCode).headers(headers);
     return res.rawPayload.length > 0 ? reply.send(res.rawPayload) : reply.send();
