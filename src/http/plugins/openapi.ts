@@ -158,7 +158,10 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
     },
   });
   let docsUi: Promise<FastifyInstance> | undefined;
-  /** GET /docs, /docs/* — Swagger UI's page, assets and its copy of the document (`/docs/json`), as @fastify/swagger-ui answers them. */
+  /**
+   * GET /docs, /docs/* — Swagger UI's page, its assets and its copy of the document (`/docs/json`),
+   * as @fastify/swagger-ui answers them; errors in the site's shape.
+   */
   const docs = async (request: FastifyRequest, reply: FastifyReply) => {
     docsUi ??= swaggerUiApp(app.swagger()).catch((err: unknown) => {
       docsUi = undefined; // tried again by the next request
@@ -202,6 +205,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: OpenApiOptions
 async function swaggerUiApp(document: ReturnType<FastifyInstance['swagger']>): Promise<FastifyInstance> {
   const { default: swaggerUi } = await import('@fastify/swagger-ui');
   const ui = Fastify({ logger: false });
+  // The static mode's type names OpenAPI 2 and 3.0 documents only; this one is 3.1, served as it is.
   await ui.register(swagger, { mode: 'static', specification: { document: document as never } });
   await ui.register(swaggerUi, {
     routePrefix: '/docs',
