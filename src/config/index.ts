@@ -250,7 +250,7 @@ export const SettingsSchema = Type.Object({
   SEARCH_CACHE_ENTRIES: Type.Integer({
     minimum: 2,
     maximum: 1_000_000,
-    default: 2_000,
+    default: 10_000,
     description:
       'most search results the cache keeps; four fifths are kept for searches asked more than once (segmented LRU)',
   }),

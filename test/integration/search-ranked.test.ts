@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/db.ts';
-import { searchThingIds, type SearchCriteria } from '../../src/db/repositories/search.ts';
+import { RANKED_SLACK, searchThingIds, type SearchCriteria } from '../../src/db/repositories/search.ts';
 
 describe.skipIf(!ENGINES.includes('postgres'))('ranked search on PostgreSQL', () => {
   let t: TestDatabase;
@@ -29,10 +29,11 @@ describe.skipIf(!ENGINES.includes('postgres'))('ranked search on PostgreSQL', ()
       .returning('id')
       .executeTakeFirstOrThrow();
     viewer = u.id;
-    // Groups of equal rank: 120 identical titles (a tie group wider than the read-ahead), then
-    // smaller groups by where the word stands, a few hidden things of the viewer among them.
-    const rows = Array.from({ length: 420 }, (_, i) => {
-      const group = i < 120 ? 0 : i < 200 ? 1 : i < 300 ? 2 : i < 380 ? 3 : 4;
+    // Groups of equal rank: identical titles, a tie group wider than what the index read reads
+    // ahead, then smaller groups by where the word stands, a few hidden things of the viewer among them.
+    const wide = RANKED_SLACK + 120;
+    const rows = Array.from({ length: wide + 300 }, (_, i) => {
+      const group = i < wide ? 0 : i < wide + 80 ? 1 : i < wide + 180 ? 2 : i < wide + 260 ? 3 : 4;
       return {
         url: `https://example.com/ranked/${i}`,
         url_key: `example.com/ranked/${i}`,

@@ -610,8 +610,13 @@ function scoredRows(c: SearchCriteria): RawBuilder<unknown> {
   return sql`(select count(*) from (${rows}) as r)`;
 }
 
-/** Rows a ranked search reads beyond the end of its page, so that ties at the page's edge are seen whole. */
-const RANKED_SLACK = 50;
+/**
+ * Rows a ranked search reads beyond the end of its page, so that ties at the page's edge are seen
+ * whole. RUM ranks every match on each read whatever its limit, so each row read ahead costs only
+ * its heap visit, while a tie group longer than the read-ahead costs ranking every match again
+ * (rankedWordSearch); a broad word's groups of equal distance run to hundreds of rows.
+ */
+export const RANKED_SLACK = 1000;
 
 /**
  * PostgreSQL with the ranked index: a word search by relevance reads the first
