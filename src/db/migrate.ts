@@ -34,6 +34,7 @@ import { makeSearchSnapshots } from './migrations/0014_search_snapshots.ts';
 import { makeTipsAtOnce } from './migrations/0015_tips_at_once.ts';
 import { makeSearchTable } from './migrations/0016_search_table.ts';
 import { makeTipsAtOnceIndexPlans } from './migrations/0017_tips_at_once_index_plans.ts';
+import { makeSearchWordStatistics } from './migrations/0018_search_word_statistics.ts';
 import type { DB } from './schema.ts';
 
 /** Every migration, by name; applied in name order. */
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, (engine: Engine) => Migration> = {
   '0015_tips_at_once': makeTipsAtOnce,
   '0016_search_table': makeSearchTable,
   '0017_tips_at_once_index_plans': makeTipsAtOnceIndexPlans,
+  '0018_search_word_statistics': makeSearchWordStatistics,
 };
 
 /** The names of every migration this version of Tipjar knows, in the order they apply. */

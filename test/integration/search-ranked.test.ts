@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/db.ts';
 import { RANKED_SLACK, searchThingIds, type SearchCriteria } from '../../src/db/repositories/search.ts';
+import { SEARCH_VECTOR_STATISTICS } from '../../src/db/migrations/0018_search_word_statistics.ts';
 
 describe.skipIf(!ENGINES.includes('postgres'))('ranked search on PostgreSQL', () => {
   let t: TestDatabase;
@@ -130,6 +131,12 @@ describe.skipIf(!ENGINES.includes('postgres'))('ranked search on PostgreSQL', ()
     await check('counters moved');
     await db.deleteFrom('things').where('id', 'in', some.slice(50, 60)).execute();
     await check('rows removed');
+  });
+
+  it('keeps planner statistics of the 10,000 most common lexemes of the search vectors', async () => {
+    const r = await sql<{ target: number }>`select a.attstattarget as target from pg_attribute as a
+      where a.attrelid = 'thing_search'::regclass and a.attname = 'search_vector'`.execute(t.database.db);
+    expect(Number(r.rows[0]!.target)).toBe(SEARCH_VECTOR_STATISTICS);
   });
 
   it('has the ranked index where RUM is installed', async () => {
