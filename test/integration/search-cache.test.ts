@@ -195,6 +195,26 @@ describe.each(ENGINES)('search result cache on %s', (engine) => {
     expect((await search(`query=${other}`)).ids).toEqual([]);
   });
 
+  it('another sort or page of the same matches answers their current total: after a thing is created, and after one is written behind the cache', async () => {
+    const word = freshWord();
+    await buildThing(t.services, owner, { title: `${word} one` });
+    await buildThing(t.services, owner, { title: `${word} two` });
+    expect((await search(`query=${word}&count=1`)).total).toBe(2);
+    // Pages of one thing are full, so each of these searches needs the total of all pages.
+    expect((await search(`query=${word}&sort=tips&count=1`)).total).toBe(2);
+    await buildThing(t.services, owner, { title: `${word} three` });
+    expect((await search(`query=${word}&sort=trend&count=1`)).total).toBe(3);
+    expect((await search(`query=${word}&page=2&count=1`)).total).toBe(3);
+    const other = await openDatabase(t.db.url);
+    try {
+      await insertBehindTheCache(other.db, `${word} four`);
+    } finally {
+      await other.close();
+    }
+    expect((await search(`query=${word}&sort=tips_week&count=1`)).total).toBe(4);
+    expect((await search(`query=${word}&page=3&count=1`)).total).toBe(4);
+  });
+
   it('a tip reorders the tip sorts in the next search', async () => {
     const word = freshWord();
     const a = await buildThing(t.services, owner, { title: `${word} older` });

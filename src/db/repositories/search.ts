@@ -253,7 +253,7 @@ function reader(database: Database): Read {
  * it is the last one and tells the total (most searches, a narrow word, need no count); otherwise
  * the matches are counted, on SQLite's read thread right after the page (Database.offThreadThen:
  * one wait in the threads' queue, not two). A SQLite word search with a filter takes both from
- * one statement instead (filteredWordPage).
+ * one statement instead (filteredWordPage). With `knownTotal` (searchThingIds) only the page is read.
  */
 async function pageAndTotal(
   database: Database,
@@ -261,6 +261,7 @@ async function pageAndTotal(
   m: RawBuilder<unknown>,
   order: RawBuilder<unknown>,
   offset: number,
+  knownTotal: number | undefined,
 ): Promise<SearchPage> {
   const counted = countOf(m);
   if (database.engine === 'sqlite' && c.words && (c.tags || columnConditions(c).length > 0)) {
@@ -269,6 +270,7 @@ async function pageAndTotal(
   const page = sql<{
     id: number | string;
   }>`select m.id as id from (${m}) as m order by ${order} limit ${c.count} offset ${offset}`;
+  if (knownTotal !== undefined) return { total: knownTotal, ids: await ids(reader(database), page) };
   const when = { minRows: c.count, ifEmpty: offset > 0 };
   const needsCount = (found: number) => found >= when.minRows || (when.ifEmpty && found === 0);
   const { db, offThreadThen } = database;
@@ -283,10 +285,10 @@ async function pageAndTotal(
     rows = (await page.execute(db)).rows;
     if (needsCount(rows.length)) countRows = (await counted.execute(db)).rows;
   }
-  const ids = rows.map((row) => Number(row.id));
-  if (!needsCount(ids.length)) return { total: offset + ids.length, ids };
+  const pageIds = rows.map((row) => Number(row.id));
+  if (!needsCount(pageIds.length)) return { total: offset + pageIds.length, ids: pageIds };
   if (!countRows) throw new Error('search: the matches were not counted');
-  return { total: Number(countRows[0]?.n ?? 0), ids };
+  return { total: Number(countRows[0]?.n ?? 0), ids: pageIds };
 }
 
 /**
@@ -340,16 +342,20 @@ async function count(read: Read, query: RawBuilder<unknown>): Promise<number> {
  * On SQLite the queries run on the read thread (Database.offThread), beside the event loop.
  * The windowed sorts and `trend` also tell when the clock alone may change the page (`changesAt`,
  * see windowEdge), for the search cache.
+ * @param knownTotal how many things match `c`, when the caller knows it from a search of the same
+ *   matches (another sort or page, no write to things since): the plans that would count the
+ *   matches with a statement of its own take it instead; those that count in the page's own
+ *   statement ignore it. It must be exact: it is the answer's total.
  */
-export async function searchThingIds(database: Database, c: SearchCriteria): Promise<SearchPage> {
+export async function searchThingIds(database: Database, c: SearchCriteria, knownTotal?: number): Promise<SearchPage> {
   if (c.words !== undefined && c.words.length === 0) return { total: 0, ids: [] };
   const w = windowOf(c);
   if (database.engine === 'postgres' && c.words && c.sort !== 'relevance') {
     const page = await scoredMatchesPage(reader(database), c, w);
     if (page) return page;
   }
-  if (!w) return findPage(database, c);
-  const [page, changesAt] = await Promise.all([findPage(database, c), windowEdge(database, c, w)]);
+  if (!w) return findPage(database, c, knownTotal);
+  const [page, changesAt] = await Promise.all([findPage(database, c, knownTotal), windowEdge(database, c, w)]);
   return changesAt === undefined ? page : { ...page, changesAt };
 }
 
@@ -420,7 +426,7 @@ async function scoredMatchesPage(
 }
 
 /** searchThingIds but the window's edge. */
-async function findPage(database: Database, c: SearchCriteria): Promise<SearchPage> {
+async function findPage(database: Database, c: SearchCriteria, knownTotal: number | undefined): Promise<SearchPage> {
   const { engine } = database;
   const read = reader(database);
   const m = matches(engine, c, c.words, c.sort === 'relevance' && c.words !== undefined);
@@ -428,7 +434,7 @@ async function findPage(database: Database, c: SearchCriteria): Promise<SearchPa
   if (engine === 'postgres' && c.words) {
     if (c.sort === 'relevance') {
       const operator = await searchRanking(database);
-      const ranked = operator ? await rankedWordSearch(read, c, operator, offset) : undefined;
+      const ranked = operator ? await rankedWordSearch(read, c, operator, offset, knownTotal) : undefined;
       return ranked ?? postgresWordSearch(read, engine, c, m, offset);
     }
     // A tip sort: the bound on the matches against PER_MATCH_FLOOR says which plan is cheaper.
@@ -439,7 +445,7 @@ async function findPage(database: Database, c: SearchCriteria): Promise<SearchPa
         case when ${bound} > ${PER_MATCH_FLOOR} then ${scoredRows(c)} end as rows`);
       const most = Number(r?.bound ?? 0);
       if (most > Math.min(SCORE_EACH_MATCH_UP_TO, PER_MATCH_FLOOR + Number(r?.rows ?? 0))) {
-        const total = (await wordCount(read, engine, c)) ?? (await count(read, m));
+        const total = knownTotal ?? (await wordCount(read, engine, c)) ?? (await count(read, m));
         return { total, ids: await scoredFirstIds(read, c, m, scored, offset) };
       }
     }
@@ -447,8 +453,8 @@ async function findPage(database: Database, c: SearchCriteria): Promise<SearchPa
   }
   const perMatch = c.words ? matchScore(engine, c, sql`m.id`) : undefined;
   const scored = perMatch ? undefined : scores(engine, c);
-  if (scored) return scoredSearch(read, c, m, scored, offset);
-  return pageAndTotal(database, c, m, matchOrder(c, perMatch), offset);
+  if (scored) return scoredSearch(read, c, m, scored, offset, knownTotal);
+  return pageAndTotal(database, c, m, matchOrder(c, perMatch), offset, knownTotal);
 }
 
 /**
@@ -471,8 +477,9 @@ async function scoredSearch(
   m: RawBuilder<unknown>,
   scored: RawBuilder<unknown>,
   offset: number,
+  knownTotal: number | undefined,
 ): Promise<SearchPage> {
-  const total = await count(read, m);
+  const total = knownTotal ?? (await count(read, m));
   if (total <= offset) return { total, ids: [] };
   const scoredMatches = sql`select s.thing_id as id, s.score as score from (${scored}) as s where s.thing_id in (select m.id from (${m}) as m)`;
   const scoredTotal = await count(read, scoredMatches);
@@ -632,6 +639,7 @@ async function rankedWordSearch(
   c: SearchCriteria,
   operator: RawBuilder<unknown>,
   offset: number,
+  knownTotal: number | undefined,
 ): Promise<SearchPage | undefined> {
   const full = sql`plainto_tsquery('english', ${c.words!.join(' ')})`;
   const distance = sql`(things.search_vector ${operator} ${full})`;
@@ -664,7 +672,9 @@ async function rankedWordSearch(
   }
   const total = complete
     ? rows.length
-    : ((await wordCount(read, 'postgres', c)) ?? (await count(read, matches('postgres', c, c.words, false))));
+    : (knownTotal ??
+      (await wordCount(read, 'postgres', c)) ??
+      (await count(read, matches('postgres', c, c.words, false))));
   return { total, ids: page.map((r) => r.id) };
 }
 

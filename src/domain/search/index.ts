@@ -117,7 +117,7 @@ export class Search {
     options: FindOptions,
   ): Promise<SearchAnswer> {
     const criteria = await this.criteria.make(params, page, this.clock.now(), viewer?.userId);
-    const run = () => searchThingIds(this.database, criteria);
+    const run = (knownTotal?: number) => searchThingIds(this.database, criteria, knownTotal);
     const found = this.results ? await this.results.page(criteria, run) : { page: await run(), hit: false };
     // Kept JSON only for searches the result cache answered (asked at least twice), anonymous
     // (no per-viewer fields) and short (no owners' profiles).

@@ -21,6 +21,12 @@
  * A write acknowledged by this process is therefore in every later search it answers.
  * Concurrent identical searches share one computation, unless something changed since it began.
  *
+ * A search's total depends only on what it matches, not on its sort or page: the last total
+ * computed for each set of matches (`matchKey`) is kept too, served under the rules of a relevance
+ * result (no write that can change what a search matches since; tips and the clock do not move
+ * it), and handed to the computation of another sort or page of the same matches, which then
+ * need not count them again (db/repositories/search.ts searchThingIds `knownTotal`).
+ *
  * Eviction is a segmented LRU: a new result goes into a small probation segment and moves into
  * the protected segment (four fifths of `maxEntries`) the first time it is asked for again. So a
  * stream of searches asked once each (the long tail) churns only the probation segment and never
@@ -96,6 +102,8 @@ export class SearchCache {
   private readonly probation: LRUCache<string, Entry>;
   /** results asked for again while on probation */
   private readonly protected: LRUCache<string, Entry>;
+  /** the last total computed for each set of matches (matchKey), with what it was computed against */
+  private readonly totals: LRUCache<string, { total: number; basis: Basis }>;
   private readonly inflight = new Map<string, Promise<Entry>>();
 
   constructor(
@@ -106,6 +114,7 @@ export class SearchCache {
     const protectedEntries = Math.max(1, Math.floor((total * 4) / 5));
     this.protected = new LRUCache<string, Entry>({ max: protectedEntries });
     this.probation = new LRUCache<string, Entry>({ max: total - protectedEntries });
+    this.totals = new LRUCache<string, { total: number; basis: Basis }>({ max: total });
   }
 
   /** The kept result for `key`, if any, moving it to the protected segment when it was on probation (and then sharing it). */
@@ -136,7 +145,8 @@ export class SearchCache {
    * The page for `c`: from the cache while it is fresh (see the file comment), else computed with
    * `compute` and kept.
    * @param c the search, whose `now` (Unix seconds) dates the entry
-   * @param compute runs the search (db/repositories/search.ts searchThingIds)
+   * @param compute runs the search (db/repositories/search.ts searchThingIds), given the total of
+   *   its matches when a search of the same matches left one that is still fresh
    * @returns the page (the same object for as long as the entry is served), whether it came
    *   from the cache, and `Database.externalChanges()` as read for this lookup (SQLite; undefined
    *   elsewhere or with the cache off), for the rendered answers to check against without a
@@ -145,9 +155,9 @@ export class SearchCache {
    */
   async page(
     c: SearchCriteria,
-    compute: () => Promise<SearchPage>,
+    compute: (knownTotal: number | undefined) => Promise<SearchPage>,
   ): Promise<{ page: SearchPage; hit: boolean; external?: number }> {
-    if (this.options.maxAgeSeconds <= 0) return { page: await compute(), hit: false };
+    if (this.options.maxAgeSeconds <= 0) return { page: await compute(undefined), hit: false };
     const key = cacheKey(c);
     const tipSorted = c.sort !== 'relevance';
     const keepable = !tipSorted && c.viewerUserId === undefined;
@@ -173,14 +183,19 @@ export class SearchCache {
         const entry: Entry = { page, basis: now, tipSorted, keepable };
         if (this.protected.has(key)) this.protected.set(key, entry);
         else this.probation.set(key, entry);
+        this.totals.set(matchKey(c), { total: page.total, basis: now });
         return { page, hit: true, external };
       }
     }
     this.stats.misses++;
-    const computation = compute().then((page): Entry => ({ page, basis: now, tipSorted, keepable }));
+    const matches = matchKey(c);
+    const counted = this.totals.get(matches);
+    const knownTotal = counted && this.current(counted.basis, false, now) ? counted.total : undefined;
+    const computation = compute(knownTotal).then((page): Entry => ({ page, basis: now, tipSorted, keepable }));
     this.inflight.set(key, computation);
     try {
       const entry = await computation;
+      this.totals.set(matches, { total: entry.page.total, basis: now });
       // A result recomputed because its kept one went stale stays in the segment it had earned.
       if (this.protected.has(key)) {
         this.protected.set(key, entry);
@@ -227,6 +242,7 @@ export class SearchCache {
     for (let i = put.length - 1; i >= 0; i--) {
       const { key, page } = put[i]!;
       this.protected.set(key, { page, basis, tipSorted: false, keepable: true });
+      this.totals.set(matchKeyOf(key), { total: page.total, basis });
     }
     return put.length;
   }
@@ -238,11 +254,18 @@ export class SearchCache {
 
   /** Whether `entry` still answers a search made at `now`. */
   private fresh(entry: Entry, now: Basis): boolean {
-    const { basis } = entry;
+    return this.current(entry.basis, entry.tipSorted, now, entry.page.changesAt);
+  }
+
+  /**
+   * Whether what was computed against `basis` still holds at `now`: for a tip sort (`tipSorted`)
+   * also no tip since and the clock before `changesAt` (Unix seconds).
+   */
+  private current(basis: Basis, tipSorted: boolean, now: Basis, changesAt?: number): boolean {
     if (basis.counters.things !== now.counters.things || basis.external !== now.external) return false;
     if (
-      entry.tipSorted &&
-      (basis.counters.tips !== now.counters.tips || now.at < basis.at || now.at >= (entry.page.changesAt ?? Infinity))
+      tipSorted &&
+      (basis.counters.tips !== now.counters.tips || now.at < basis.at || now.at >= (changesAt ?? Infinity))
     )
       return false;
     // SQLite shows every change (counters, data_version). On PostgreSQL the database counts every
@@ -250,7 +273,7 @@ export class SearchCache {
     if (this.changes.seesEveryChange) return true;
     if (basis.shared !== undefined) {
       if (basis.shared !== now.shared) return false;
-      if (!entry.tipSorted) return true;
+      if (!tipSorted) return true;
     }
     return now.at >= basis.at && now.at - basis.at < this.options.maxAgeSeconds;
   }
@@ -261,7 +284,22 @@ export class SearchCache {
  * are kept as given: two keys are equal only when the searches are.
  */
 export function cacheKey(c: SearchCriteria): string {
-  return JSON.stringify([
+  return JSON.stringify([...matchParts(c), c.sort, c.page, c.count]);
+}
+
+/** The key of what a search matches: its cache key without the order and the page, on which its total does not depend. */
+export function matchKey(c: SearchCriteria): string {
+  return JSON.stringify(matchParts(c));
+}
+
+/** The match key of the search whose cache key is `key`. */
+function matchKeyOf(key: string): string {
+  return JSON.stringify((JSON.parse(key) as unknown[]).slice(0, MATCH_PARTS));
+}
+
+/** The criteria that decide which things a search matches, as JSON values (the order-free lists sorted). */
+function matchParts(c: SearchCriteria): unknown[] {
+  return [
     c.words ?? null,
     c.urlKey ?? null,
     c.tags ?? null,
@@ -269,8 +307,8 @@ export function cacheKey(c: SearchCriteria): string {
     c.categories ? [...c.categories].sort() : null,
     c.ownerUserId ?? null,
     c.viewerUserId ?? null,
-    c.sort,
-    c.page,
-    c.count,
-  ]);
+  ];
 }
+
+/** How many values matchParts gives. */
+const MATCH_PARTS = 7;
