@@ -6,27 +6,20 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/db/connect.ts';
-import type { SearchCriteria, SearchPage } from '../../src/db/repositories/search.ts';
+import type { SearchPage } from '../../src/db/repositories/search.ts';
 import { SearchCache } from '../../src/domain/search/result-cache.ts';
 import { SearchRenderCache, type RowVersions } from '../../src/domain/search/rendered.ts';
 import { ChangeLog } from '../../src/domain/search/change-log.ts';
+import { wordCriteria } from '../helpers/search-criteria.ts';
 
 /** A SQLite-like database whose other connections never write: only the caches' view of it. */
 const quietDatabase = new ChangeLog({ engine: 'sqlite', db: {}, externalChanges: () => 1 } as unknown as Database);
-
-const criteria = (word: string): SearchCriteria => ({
-  words: [word],
-  sort: 'relevance',
-  now: 1_000,
-  page: 1,
-  count: 30,
-});
 
 describe('search result cache eviction (segmented LRU)', () => {
   /** Asks for `word` and says whether it had to be computed. */
   const ask = async (cache: SearchCache, word: string): Promise<'computed' | 'cached'> => {
     let computed = false;
-    await cache.page(criteria(word), async () => {
+    await cache.page(wordCriteria(word), async () => {
       computed = true;
       return { total: 1, ids: [word.length] };
     });

@@ -9,14 +9,7 @@ import type { Database } from '../../src/db/connect.ts';
 import type { SearchCriteria } from '../../src/db/repositories/search.ts';
 import { SearchCache } from '../../src/domain/search/result-cache.ts';
 import { ChangeLog } from '../../src/domain/search/change-log.ts';
-
-const criteria = (word: string): SearchCriteria => ({
-  words: [word],
-  sort: 'relevance',
-  now: 1_000,
-  page: 1,
-  count: 30,
-});
+import { wordCriteria } from '../helpers/search-criteria.ts';
 
 describe('search totals shared by the sorts and pages of the same matches', () => {
   /** A SQLite-like database whose `data_version` the test moves, as another process's commit would. */
@@ -26,7 +19,10 @@ describe('search totals shared by the sorts and pages of the same matches', () =
     db: {},
     externalChanges: () => dataVersion,
   } as unknown as Database);
-  const search = (word: string, more: Partial<SearchCriteria> = {}): SearchCriteria => ({ ...criteria(word), ...more });
+  const search = (word: string, more: Partial<SearchCriteria> = {}): SearchCriteria => ({
+    ...wordCriteria(word),
+    ...more,
+  });
   /** Runs `c` through `cache` and tells the total its computation was given (null: computed from the cache). */
   const knownTotalOf = async (
     cache: SearchCache,
