@@ -288,7 +288,7 @@ export function cacheKey(c: SearchCriteria): string {
 }
 
 /** The key of what a search matches: its cache key without the order and the page, on which its total does not depend. */
-export function matchKey(c: SearchCriteria): string {
+function matchKey(c: SearchCriteria): string {
   return JSON.stringify(matchParts(c));
 }
 
