@@ -284,7 +284,7 @@ export class SearchCache {
  * are kept as given: two keys are equal only when the searches are.
  */
 export function cacheKey(c: SearchCriteria): string {
-  return JSON.stringify([...matchParts(c), c.sort, c.page, c.count]);
+  return JSON.stringify([matchParts(c), c.sort, c.page, c.count]);
 }
 
 /** The key of what a search matches: its cache key without the order and the page, on which its total does not depend. */
@@ -292,9 +292,9 @@ function matchKey(c: SearchCriteria): string {
   return JSON.stringify(matchParts(c));
 }
 
-/** The match key of the search whose cache key is `key`. */
+/** The match key of the search whose cache key is `key` (its first element). */
 function matchKeyOf(key: string): string {
-  return JSON.stringify((JSON.parse(key) as unknown[]).slice(0, MATCH_PARTS));
+  return JSON.stringify((JSON.parse(key) as unknown[])[0]);
 }
 
 /** The criteria that decide which things a search matches, as JSON values (the order-free lists sorted). */
@@ -309,6 +309,3 @@ function matchParts(c: SearchCriteria): unknown[] {
     c.viewerUserId ?? null,
   ];
 }
-
-/** How many values matchParts gives. */
-const MATCH_PARTS = 7;

@@ -9,7 +9,7 @@ import type { KeptResult } from './result-cache.ts';
  * db/repositories/search.ts; a version that changes either (or what a search matches or how it is
  * ranked, without a migration) must change this, so its snapshots are never read as its own.
  */
-export const SNAPSHOT_FORMAT = 'search-results/1';
+export const SNAPSHOT_FORMAT = 'search-results/2';
 
 /** JSON text of `results`: `[[key, total, [ids…]], …]`, most recently used first. */
 export function encodeResults(results: readonly KeptResult[]): string {
