@@ -3,9 +3,8 @@
  * it with `inject`.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import type { Config } from './config/index.ts';
-import type { Database } from './db/connect.ts';
+import { pingDatabase, type Database } from './db/connect.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import type { Services } from './domain/services.ts';
 import { registerErrorHandling, sendDomainError } from './http/plugins/errors.ts';
@@ -217,7 +216,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/readyz', async (_request, reply) => {
     if (!app.warmedUp) return reply.code(503).send({ status: 'warming up' });
     try {
-      await sql`select 1`.execute(database.db);
+      await pingDatabase(database);
       return { status: 'ok' };
     } catch {
       return reply.code(503).send({ status: 'unavailable' });

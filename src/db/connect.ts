@@ -119,6 +119,14 @@ export async function refreshPlannerStatistics(database: Database): Promise<void
   else await sql`analyze`.execute(database.db);
 }
 
+/**
+ * Whether the database answers a trivial statement (`select 1`): resolves when it does.
+ * @throws the driver's error when it does not (connection refused, pool closed, file unreadable).
+ */
+export async function pingDatabase(database: Database): Promise<void> {
+  await sql`select 1`.execute(database.db);
+}
+
 /** PostgreSQL int8 (ids, counts, Unix seconds) as JS numbers: every value we store fits in 2^53. */
 const pgTypes = (types: typeof pg.types) => ({
   getTypeParser(oid: number, format?: string) {
