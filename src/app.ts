@@ -19,6 +19,7 @@ import cors from '@fastify/cors';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { serverOptions } from './http/server-options.ts';
 import { lazySerializerFactory } from './http/serializers.ts';
+import { plainThingRead, serverWithPlainThingRead, type PlainThingRead } from './http/plain-thing-read.ts';
 import { rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendBareErrorPage, webPlugin } from './web/index.ts';
 import { registerApiPipeline } from './http/plugins/api-pipeline.ts';
@@ -56,6 +57,16 @@ declare module 'fastify' {
 }
 
 export const API_PREFIX = '/rest/v2';
+/** The response headers a browser script may read, on every API response (CORS). */
+const EXPOSED_HEADERS = [
+  'Location',
+  'Retry-After',
+  'WWW-Authenticate',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Current',
+  'X-RateLimit-Reset',
+].join(', ');
 const JSON_TYPE = 'application/json;charset=utf-8';
 /** The type Fastify gives a serialized value when its route set none. */
 const FASTIFY_JSON_TYPE = 'application/json; charset=utf-8';
@@ -63,7 +74,10 @@ const FASTIFY_JSON_TYPE = 'application/json; charset=utf-8';
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   const requestLogging = config.logLevel === 'info' || config.logLevel === 'debug' || config.logLevel === 'trace';
+  // Set once the app is built; unset again when it starts closing (Fastify then answers 503).
+  let plainRead: PlainThingRead | undefined;
   const app = Fastify({
+    serverFactory: serverWithPlainThingRead(() => plainRead),
     logger: { level: config.logLevel },
     // Response serializers are compiled at their first use, not all at start-up (src/http/serializers.ts).
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
@@ -186,15 +200,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept'],
     // One string, not a list: @fastify/cors would join a list on every request.
-    exposedHeaders: [
-      'Location',
-      'Retry-After',
-      'WWW-Authenticate',
-      'X-RateLimit-Limit',
-      'X-RateLimit-Remaining',
-      'X-RateLimit-Current',
-      'X-RateLimit-Reset',
-    ].join(', '),
+    exposedHeaders: EXPOSED_HEADERS,
     maxAge: 86400,
     strictPreflight: false,
   });
@@ -262,5 +268,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The website (src/web): server-rendered pages at the root, with its own cookies, CSRF check and
   // HTML error pages; includes the authorization endpoint's pages (GET/POST /oauth/authorize).
   await app.register(webPlugin, { services, config, limits: createWebLimits(counters, config, services.clock) });
+
+  // The plain anonymous GET /things/:id beside the router (src/http/plain-thing-read.ts); not
+  // while requests are logged, which only Fastify's pipeline does.
+  if (!requestLogging) {
+    const read = plainThingRead({
+      services,
+      urls: ctx.urls,
+      apiPrefix: API_PREFIX,
+      limiter: rateLimiter,
+      trustProxy: config.trustProxy,
+      corsHeaders: { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS },
+      jsonType: JSON_TYPE,
+      observe: app.plainReadObserver(`${API_PREFIX}/things/:ids`),
+    });
+    app.addHook('onReady', async () => {
+      plainRead = read;
+    });
+    app.addHook('preClose', async () => {
+      plainRead = undefined;
+    });
+  }
   return app;
 }

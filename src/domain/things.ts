@@ -4,6 +4,7 @@
 import { inTransaction, isUniqueViolation } from '../db/transaction.ts';
 import {
   findThingById,
+  findThingByIdNow,
   findThingByUrlKey,
   findThingsByIds,
   insertThing,
@@ -56,6 +57,15 @@ export async function getThing(s: Services, id: ThingId): Promise<ThingRecord> {
   const t = await findThingById(s.database.db, id);
   if (!t) throw new NotFoundError('Thing not found', 'things');
   return t;
+}
+
+/**
+ * The live thing with this id as getThing reads it, or undefined for an unknown or deleted id:
+ * at once where the database answers at once (a SQLite read outside a transaction), else a
+ * promise. For the plain read of src/http/plain-thing-read.ts.
+ */
+export function findThingNow(s: Services, id: ThingId): ThingRecord | undefined | Promise<ThingRecord | undefined> {
+  return findThingByIdNow(s.database.db, id);
 }
 
 /**

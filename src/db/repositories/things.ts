@@ -4,7 +4,7 @@ import { recordChange, type Database, type Executor } from '../transaction.ts';
 import { RAW_ROWS } from '../raw-rows.ts';
 import { precompiled } from '../precompiled.ts';
 import { batchedReads } from '../batched.ts';
-import { pgDirect } from '../direct.ts';
+import { pgDirect, sqliteDirect } from '../direct.ts';
 import type { OwnerRef, PageRequest, ThingRecord } from '../../domain/records.ts';
 import type { NewThing, ThingFields } from '../../domain/thing-input.ts';
 
@@ -136,6 +136,21 @@ function thingRow(r: unknown): ThingRow {
   const row: Record<string, unknown> = {};
   for (let i = 0; i < THING_ROW_KEYS.length; i++) row[THING_ROW_KEYS[i]!] = r[i];
   return row as unknown as ThingRow;
+}
+
+/** The SQL of one live thing by id, in raw rows (RAW_ROWS). */
+const THING_BY_ID_RAW_SQL = `${RAW_ROWS}${THING_SELECT_SQL} and things.id = ?`;
+
+/**
+ * findThingById, answered at once where the read can run at once: on a SQLite database's own
+ * handle while no transaction is open on its connection (db/direct.ts), the record or undefined;
+ * anywhere else a promise of findThingById's answer.
+ */
+export function findThingByIdNow(ex: Executor, id: number): ThingRecord | undefined | Promise<ThingRecord | undefined> {
+  const direct = sqliteDirect(ex);
+  if (!direct || direct.inTransaction()) return findThingById(ex, id);
+  const row = direct.statement(THING_BY_ID_RAW_SQL).all([id])[0];
+  return row === undefined ? undefined : toThingRecord(thingRow(row));
 }
 
 /**

@@ -33,6 +33,12 @@ declare module 'fastify' {
     countTip: () => void;
     /** This app's metrics, for the separate metrics listener (`listenForMetrics`). */
     metricsRegistry: Registry;
+    /**
+     * The observer of the plain thing reads answered beside Fastify's router
+     * (src/http/plain-thing-read.ts): each call counts one request of `GET <url>` (the route's
+     * pattern) with its status and duration in seconds, and one plain read.
+     */
+    plainReadObserver: (url: string) => (status: number, seconds: number) => void;
   }
 }
 
@@ -96,6 +102,18 @@ export function registerMetrics(
 
   app.decorate('countTip', () => tips.inc());
   app.decorate('metricsRegistry', registry);
+  const plainReads = new Counter({
+    name: 'tipjar_http_plain_thing_reads_total',
+    help: 'Anonymous GET /rest/v2/things/:id answered beside the router (docs/adr/0043), also counted in tipjar_http_request_duration_seconds',
+    registers: [registry],
+  });
+  app.decorate('plainReadObserver', (url: string) => {
+    const series = durations.route(url);
+    return (status: number, seconds: number) => {
+      durations.observe(series, 'GET', status, seconds);
+      plainReads.inc();
+    };
+  });
   // Each route gets its own onResponse hook, bound to its series when it is registered: observing
   // a request is two Map lookups (method, status) and a few additions, nothing allocated. Unknown
   // paths (the not-found handlers) are one route, `unknown`.
