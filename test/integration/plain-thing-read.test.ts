@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/db.ts';
+import { STORES, storeEnv } from '../helpers/stores.ts';
 import { listenTestApp, type ListeningApp } from '../helpers/server.ts';
 import { buildThing, buildUser, ownedThing, principalOf } from '../helpers/factories.ts';
 import { deleteThing } from '../../src/domain/things.ts';
@@ -136,6 +137,49 @@ describe.each(ENGINES)('plain thing read (%s)', (engine) => {
     for (let i = 0; i < 3; i++) expect((await get(t.site, `${API}/things/${ids.plain}`)).status).toBe(200);
     expect((await get(t.site, `${API}/things/${ids.plain}`, { accept: 'application/xml' })).status).toBe(200);
     expect(await counts()).toEqual({ route: before.route + 4, plain: before.plain + 3 });
+  });
+});
+
+const ENGINE_STORES = ENGINES.flatMap((engine) => STORES.map((store) => [engine, store] as const));
+
+describe.each(ENGINE_STORES)('plain thing read behind a proxy (%s, counters in %s)', (engine, store) => {
+  let t: ListeningApp;
+  let id: number;
+  const counters = storeEnv(store);
+  beforeAll(async () => {
+    t = await listenTestApp(engine, { ...counters.env, TRUST_PROXY: 'loopback', RATE_LIMIT_ANONYMOUS: '100000' });
+    id = await buildThing(t.services, await buildUser(t.services));
+  });
+  afterAll(async () => {
+    await t?.close();
+    await counters.cleanUp();
+  });
+
+  it('counts each client as the route does: the address the trusted proxy forwarded', async () => {
+    const path = `${API}/things/${id}`;
+    const plainReads = async () =>
+      Number(
+        (await t.app.metricsRegistry.metrics())
+          .split('\n')
+          .find((l) => l.startsWith('tipjar_http_plain_thing_reads_total'))
+          ?.split(' ')
+          .pop() ?? 0,
+      );
+    const before = await plainReads();
+    const first = await get(t.site, path, { 'x-forwarded-for': '203.0.113.7' });
+    const again = await get(t.site, path, { 'x-forwarded-for': '198.51.100.1, 203.0.113.7' });
+    const routed = await t.app.inject({
+      method: 'GET',
+      url: path,
+      headers: { 'x-forwarded-for': '203.0.113.7' },
+      remoteAddress: '127.0.0.1',
+    });
+    const other = await get(t.site, path, { 'x-forwarded-for': '203.0.113.8' });
+    expect(await plainReads()).toBe(before + 3);
+    // 203.0.113.7 (the last address before the trusted proxy) counted 1, 2, then 3 on the route.
+    expect([first, again].map((a) => a.headers['x-ratelimit-current'])).toEqual(['1', '2']);
+    expect(routed.headers['x-ratelimit-current']).toBe('3');
+    expect(other.headers['x-ratelimit-current']).toBe('1');
   });
 });
 
