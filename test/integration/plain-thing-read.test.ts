@@ -78,7 +78,7 @@ describe.each(ENGINES)('plain thing read (%s)', (engine) => {
     for (const name of ['plain', 'text', 'short', 'untagged', 'hidden', 'pending']) {
       const path = `${API}/things/${ids[name]}`;
       // As a page's script on another site asks it (CORS): the same headers as without Origin.
-      const headers = name === 'text' ? { origin: 'https://blog.example' } : {};
+      const headers: Record<string, string> = name === 'text' ? { origin: 'https://blog.example' } : {};
       const plain = await get(t.site, path, headers);
       const routed = await t.app.inject({ method: 'GET', url: path, headers, remoteAddress: '127.0.0.1' });
       expect(plain.status, name).toBe(200);
