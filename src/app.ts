@@ -19,7 +19,7 @@ import cors from '@fastify/cors';
 import { registerMetrics } from './http/plugins/metrics.ts';
 import { serverOptions } from './http/server-options.ts';
 import { lazySerializerFactory } from './http/serializers.ts';
-import { plainThingRead, serverWithPlainThingRead, type PlainThingRead } from './http/plain-thing-read.ts';
+import { offerToPlainThingRead, plainThingRead, type PlainThingRead } from './http/plain-thing-read.ts';
 import { rewriteFormatSuffix } from './http/plugins/formats.ts';
 import { sendBareErrorPage, webPlugin } from './web/index.ts';
 import { registerApiPipeline } from './http/plugins/api-pipeline.ts';
@@ -74,10 +74,7 @@ const FASTIFY_JSON_TYPE = 'application/json; charset=utf-8';
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   const requestLogging = config.logLevel === 'info' || config.logLevel === 'debug' || config.logLevel === 'trace';
-  // Set once the app is built; unset again when it starts closing (Fastify then answers 503).
-  let plainRead: PlainThingRead | undefined;
   const app = Fastify({
-    serverFactory: serverWithPlainThingRead(() => plainRead),
     logger: { level: config.logLevel },
     // Response serializers are compiled at their first use, not all at start-up (src/http/serializers.ts).
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
@@ -269,9 +266,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // HTML error pages; includes the authorization endpoint's pages (GET/POST /oauth/authorize).
   await app.register(webPlugin, { services, config, limits: createWebLimits(counters, config, services.clock) });
 
-  // The plain anonymous GET /things/:id beside the router (src/http/plain-thing-read.ts); not
-  // while requests are logged, which only Fastify's pipeline does.
+  // The plain anonymous GET /things/:id beside the router (src/http/plain-thing-read.ts), on the
+  // app's own server; not while requests are logged, which only Fastify's pipeline does. It is set
+  // once the app is ready and unset when it starts closing (Fastify then answers 503). A second
+  // server Fastify binds for another address of the host name (`localhost` on a dual-stack
+  // machine) leaves every request to the router.
   if (!requestLogging) {
+    let plainRead: PlainThingRead | undefined;
+    offerToPlainThingRead(app.server, () => plainRead);
     const read = plainThingRead({
       services,
       urls: ctx.urls,

@@ -19,9 +19,8 @@
  * changes no header: `current` is capped at the limit and `remaining` is 0 either way).
  * Requests are observed in the request metrics under the route's own pattern.
  */
-import http, { type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
-import type { FastifyServerOptions } from 'fastify';
 import type { Services } from '../domain/services.ts';
 import { findThingNow } from '../domain/things.ts';
 import type { ThingRecord } from '../domain/records.ts';
@@ -152,30 +151,26 @@ function clientAddress(trustProxy: boolean | number | string[]): (req: IncomingM
 }
 
 /**
- * A Fastify `serverFactory`: the HTTP server Fastify would make (its `http` options and timeouts),
- * whose requests go to `read()` first when it is set (undefined until the app is built, or when
- * the plain read is off), then to Fastify.
+ * Puts `read()` in front of `server`'s request listener (Fastify's, the only one): each request is
+ * offered to the plain read when it is set (undefined until the app is built, or when the plain
+ * read is off) and goes on to that listener when the plain read leaves it.
+ * @throws Error when the server has no request listener or more than one
  */
-export function serverWithPlainThingRead(
-  read: () => PlainThingRead | undefined,
-): (handler: RequestListener, options: FastifyServerOptions) => Server {
-  return (handler, options) => {
-    const listener: RequestListener = (req, res) => {
-      const plain = read();
-      const taken = plain ? plain(req, res) : false;
-      if (taken === false) handler(req, res);
-      else if (taken !== true)
-        taken.then(
-          (done) => done || handler(req, res),
-          () => handler(req, res),
-        );
-    };
-    // Fastify's own HTTP/1 server: its `http` options (headersTimeout, …), then the timeouts.
-    const server = http.createServer((options as { http?: http.ServerOptions }).http ?? {}, listener);
-    if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
-    if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
-    if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
-    if (options.maxRequestsPerSocket) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
-    return server;
-  };
+export function offerToPlainThingRead(server: Server, read: () => PlainThingRead | undefined): void {
+  const listeners = server.listeners('request') as RequestListener[];
+  const handler = listeners[0];
+  if (handler === undefined || listeners.length !== 1) {
+    throw new Error(`the plain thing read expects one request listener, found ${listeners.length}`);
+  }
+  server.removeListener('request', handler);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const plain = read();
+    const taken = plain ? plain(req, res) : false;
+    if (taken === false) handler(req, res);
+    else if (taken !== true)
+      taken.then(
+        (done) => done || handler(req, res),
+        () => handler(req, res),
+      );
+  });
 }

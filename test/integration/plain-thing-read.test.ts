@@ -10,7 +10,7 @@ import { STORES, storeEnv } from '../helpers/stores.ts';
 import { listenTestApp, type ListeningApp } from '../helpers/server.ts';
 import { buildThing, buildUser, ownedThing, principalOf } from '../helpers/factories.ts';
 import { deleteThing } from '../../src/domain/things.ts';
-import { plainThingRead, serverWithPlainThingRead } from '../../src/http/plain-thing-read.ts';
+import { offerToPlainThingRead, plainThingRead } from '../../src/http/plain-thing-read.ts';
 import { RateLimiter } from '../../src/ratelimit/limiter.ts';
 import { CounterStore } from '../../src/ratelimit/store.ts';
 import { systemClock } from '../../src/domain/clock.ts';
@@ -211,11 +211,11 @@ describe.each(ENGINES)('plainThingRead on a bare server (%s)', (engine) => {
       jsonType: 'application/json;charset=utf-8',
       observe: (status) => observed.push(status),
     });
-    const factory = serverWithPlainThingRead(() => read);
-    server = factory((_req, res) => {
+    server = http.createServer((_req, res) => {
       res.statusCode = FELL_THROUGH;
       res.end();
-    }, {});
+    });
+    offerToPlainThingRead(server, () => read);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
