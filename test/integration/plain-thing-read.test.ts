@@ -185,6 +185,32 @@ describe.each(ENGINE_STORES)('plain thing read behind a proxy (%s, counters in %
   });
 });
 
+describe.each(ENGINE_STORES)('plain thing read at the rate limit (%s, counters in %s)', (engine, store) => {
+  let t: ListeningApp;
+  let id: number;
+  const counters = storeEnv(store);
+  beforeAll(async () => {
+    t = await listenTestApp(engine, { ...counters.env, RATE_LIMIT_ANONYMOUS: '2' });
+    id = await buildThing(t.services, await buildUser(t.services));
+  });
+  afterAll(async () => {
+    await t?.close();
+    await counters.cleanUp();
+  });
+
+  it("answers within the limit, and the request over it gets the route's 403 with Retry-After", async () => {
+    const path = `${API}/things/${id}`;
+    const answers = [await get(t.site, path), await get(t.site, path), await get(t.site, path)];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 403]);
+    expect(answers.map((a) => a.headers['x-ratelimit-remaining'])).toEqual(['1', '0', '0']);
+    expect(answers.map((a) => a.headers['x-ratelimit-current'])).toEqual(['1', '2', '2']);
+    const refused = answers[2]!;
+    expect(JSON.parse(refused.body)).toMatchObject({ error: 'rate_limit_exceeded' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers['content-type']).toBe('application/json;charset=utf-8');
+  });
+});
+
 describe.each(ENGINES)('plainThingRead on a bare server (%s)', (engine) => {
   let t: ListeningApp;
   let server: http.Server;
