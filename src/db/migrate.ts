@@ -35,6 +35,7 @@ import { makeTipsAtOnce } from './migrations/0015_tips_at_once.ts';
 import { makeSearchTable } from './migrations/0016_search_table.ts';
 import { makeTipsAtOnceIndexPlans } from './migrations/0017_tips_at_once_index_plans.ts';
 import { makeSearchWordStatistics } from './migrations/0018_search_word_statistics.ts';
+import { makeSearchVectorInSearchTableOnly } from './migrations/0019_search_vector_in_search_table_only.ts';
 import type { DB } from './schema.ts';
 
 /** Every migration, by name; applied in name order. */
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, (engine: Engine) => Migration> = {
   '0016_search_table': makeSearchTable,
   '0017_tips_at_once_index_plans': makeTipsAtOnceIndexPlans,
   '0018_search_word_statistics': makeSearchWordStatistics,
+  '0019_search_vector_in_search_table_only': makeSearchVectorInSearchTableOnly,
 };
 
 /** The names of every migration this version of Tipjar knows, in the order they apply. */

@@ -55,7 +55,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('PostgreSQL full-text index', () 
       .execute();
     const found = await sql<{
       n: string;
-    }>`select count(*) as n from things where search_vector @@ plainto_tsquery('english', 'zebra')`.execute(
+    }>`select count(*) as n from thing_search where search_vector @@ plainto_tsquery('english', 'zebra')`.execute(
       t.database.db,
     );
     expect(Number(found.rows[0]!.n)).toBe(200);
@@ -70,7 +70,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('PostgreSQL full-text index', () 
     (
       await sql<{ id: string }>`select coalesce(t.id, s.id) as id from things t full join thing_search s on s.id = t.id
         where s.id is null or t.id is null
-          or (t.search_vector, coalesce((select array_agg(tag order by tag) from thing_tags where thing_id = t.id), '{}'), t.deleted_at, t.hidden, t.owner_user_id, t.category, t.language, t.url_key)
+          or (things_search_document(t.title, t.description, t.tags, t.url), coalesce((select array_agg(tag order by tag) from thing_tags where thing_id = t.id), '{}'), t.deleted_at, t.hidden, t.owner_user_id, t.category, t.language, t.url_key)
              is distinct from (s.search_vector, s.tag_keys, s.deleted_at, s.hidden, s.owner_user_id, s.category, s.language, s.url_key)`.execute(
         t.database.db,
       )

@@ -60,7 +60,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('ranked search on PostgreSQL', ()
 
   /** Every match ranked: the order the ranked search must reproduce. */
   async function everyMatch(viewerId: number | undefined): Promise<number[]> {
-    const r = await sql<{ id: string }>`select id from things
+    const r = await sql<{ id: string }>`select id from thing_search
       where deleted_at is null and (hidden = 0 or owner_user_id = ${viewerId ?? -1})
         and search_vector @@ plainto_tsquery('english', 'zephyr')
       order by search_vector operator(public.<=>) plainto_tsquery('english', 'zephyr'), id desc`.execute(t.database.db);
@@ -99,7 +99,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('ranked search on PostgreSQL', ()
         const counted = await sql<{
           n: string;
         }>`select count(*) as n from things where deleted_at is null and hidden = 0
-          and search_vector @@ to_tsquery('english', ${word})`.execute(db);
+          and things_search_document(title, description, tags, url) @@ to_tsquery('english', ${word})`.execute(db);
         const kept = await sql<{ n: string }>`select things as n from search_word_counts where word = ${word}`.execute(
           db,
         );
