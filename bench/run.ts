@@ -49,7 +49,9 @@
  * ≤ 1.5× SQLite's server CPU per response at the same scale (this run's, else the last saved SQLite
  * run's: bench/results/sqlite-<scale>.json); tips ≥ 2,000/s durable; search p99 ≤ 100 ms at 197k,
  * ≤ 150 ms at 1M. SQLite above 197k: CPU per response, p99 and req/s of each scenario, start →
- * ready and peak RSS each within 1.3× of the last saved 197k SQLite run.
+ * ready and peak RSS each within 1.3× of the last saved 197k SQLite run. A saved SQLite run keeps,
+ * for each scenario it did not measure (BENCH_SCENARIOS), the figures of the last run that did;
+ * each comparison names the run its reference comes from.
  *
  * Environment:
  *   BENCH_DURATION      seconds per measured scenario (default 10)
@@ -225,6 +227,8 @@ interface ScenarioReport {
   cache?: { hits: number; misses: number };
   /** the warm-up run before the measured one (BENCH_WARMUP): reported, not judged */
   warmup?: LoadFigures;
+  /** in a saved SQLite reference (sqlite-<scale>.json): the start of the run that measured it */
+  measuredAt?: string;
 }
 
 interface EngineReport {
@@ -925,13 +929,49 @@ interface Comparison {
 /** The last SQLite figures at each scale, saved by every run that measured SQLite (for later comparisons). */
 const sqliteReferencePath = (s: Scale) => join(RESULTS, `sqlite-${s}.json`);
 
+interface SavedSqliteReference {
+  startedAt: string;
+  engine: EngineReport;
+}
+
+function readSqliteReference(s: Scale): SavedSqliteReference | undefined {
+  if (!existsSync(sqliteReferencePath(s))) return undefined;
+  return JSON.parse(readFileSync(sqliteReferencePath(s), 'utf8')) as SavedSqliteReference;
+}
+
+/**
+ * Saves `engine` (this run's SQLite figures) as the reference at its scale. A scenario this run
+ * did not measure (BENCH_SCENARIOS) keeps the figures of the last run that did, so that a partial
+ * run leaves the other scenarios' references in place; each scenario records when it was measured.
+ */
+function saveSqliteReference(engine: EngineReport, run: { startedAt: string; loadAverageAtStart: number[] }): void {
+  const { startedAt, loadAverageAtStart } = run;
+  const measured = new Set(engine.scenarios.map((r) => r.name));
+  const previous = readSqliteReference(engine.scale);
+  const kept = (previous?.engine.scenarios ?? [])
+    .filter((r) => !measured.has(r.name))
+    .map((r) => ({ ...r, measuredAt: r.measuredAt ?? previous!.startedAt }));
+  const scenarios = [...engine.scenarios.map((r) => ({ ...r, measuredAt: startedAt })), ...kept];
+  writeFileSync(
+    sqliteReferencePath(engine.scale),
+    JSON.stringify(
+      { startedAt, loadAverageAtStart, baseline: engine.baseline, engine: { ...engine, scenarios } },
+      null,
+      2,
+    ) + '\n',
+  );
+}
+
+/** SQLite's figures at scale `s`: this run's when it measured them, else the saved reference's. */
 function loadSqliteReference(s: Scale, engines: EngineReport[]): { report: EngineReport; from: string } | undefined {
   const here = engines.find((e) => e.engine === 'sqlite' && e.scale === s);
   if (here) return { report: here, from: 'this run' };
-  if (!existsSync(sqliteReferencePath(s))) return undefined;
-  const saved = JSON.parse(readFileSync(sqliteReferencePath(s), 'utf8')) as { startedAt: string; engine: EngineReport };
-  return { report: saved.engine, from: `run of ${saved.startedAt}` };
+  const saved = readSqliteReference(s);
+  return saved && { report: saved.engine, from: `run of ${saved.startedAt}` };
 }
+
+/** Where a reference scenario's figures come from: `from`, or the run that measured the saved scenario. */
+const scenarioFrom = (r: ScenarioReport, from: string) => (r.measuredAt ? `run of ${r.measuredAt}` : from);
 
 /**
  * The budgets that compare figures: PostgreSQL's CPU per GET /things/:id (its servers and backends
@@ -941,7 +981,7 @@ function loadSqliteReference(s: Scale, engines: EngineReport[]): { report: Engin
  */
 function comparisons(engines: EngineReport[]): Comparison[] {
   const out: Comparison[] = [];
-  const scenario = (e: EngineReport, name: string) => e.scenarios.find((r) => r.name === name)?.figures;
+  const scenario = (e: EngineReport, name: string) => e.scenarios.find((r) => r.name === name);
   const add = (name: string, value: number, reference: number, from: string, limit: number, higherIsBetter = false) => {
     if (!(reference > 0) || !(value > 0)) return;
     const factor = higherIsBetter ? reference / value : value / reference;
@@ -958,14 +998,14 @@ function comparisons(engines: EngineReport[]): Comparison[] {
   const pg = engines.find((e) => e.engine === 'postgres');
   const sqliteHere = loadSqliteReference(scale, engines);
   if (pg && sqliteHere) {
-    const p = scenario(pg, 'GET things/:id');
+    const p = scenario(pg, 'GET things/:id')?.figures;
     const q = scenario(sqliteHere.report, 'GET things/:id');
-    if (p && q)
+    if (p && q?.figures)
       add(
         'postgres GET things/:id CPU µs/response (servers + backends) vs sqlite',
         p.totalCpuUsPerReq,
-        q.serverCpuUsPerReq,
-        sqliteHere.from,
+        q.figures.serverCpuUsPerReq,
+        scenarioFrom(q, sqliteHere.from),
         PG_BUDGET.thingsCpuVsSqlite,
       );
   }
@@ -974,23 +1014,19 @@ function comparisons(engines: EngineReport[]): Comparison[] {
   if (sqlite && small) {
     for (const r of sqlite.scenarios) {
       const f = r.figures;
-      const g = scenario(small.report, r.name);
+      const reference = scenario(small.report, r.name);
+      const g = reference?.figures;
       if (!f || !g) continue;
+      const from = scenarioFrom(reference, small.from);
       add(
         `sqlite ${r.name} CPU µs/response, ${scale} vs 197k`,
         f.serverCpuUsPerReq,
         g.serverCpuUsPerReq,
-        small.from,
+        from,
         SCALE_FACTOR,
       );
-      add(
-        `sqlite ${r.name} p99 ms, ${scale} vs 197k`,
-        Math.max(f.p99Ms, 1),
-        Math.max(g.p99Ms, 1),
-        small.from,
-        SCALE_FACTOR,
-      );
-      add(`sqlite ${r.name} req/s, ${scale} vs 197k`, f.reqPerSec, g.reqPerSec, small.from, SCALE_FACTOR, true);
+      add(`sqlite ${r.name} p99 ms, ${scale} vs 197k`, Math.max(f.p99Ms, 1), Math.max(g.p99Ms, 1), from, SCALE_FACTOR);
+      add(`sqlite ${r.name} req/s, ${scale} vs 197k`, f.reqPerSec, g.reqPerSec, from, SCALE_FACTOR, true);
     }
     add(
       `sqlite start → ready ms, ${scale} vs 197k`,
@@ -1113,10 +1149,7 @@ async function main(): Promise<void> {
   if (!settings.skipSqlite) {
     const sqlite = await runEngine('sqlite', `sqlite:${settings.sqlitePath}`, 1, baselines.single);
     engines.push(sqlite);
-    writeFileSync(
-      sqliteReferencePath(scale),
-      JSON.stringify({ startedAt, loadAverageAtStart, baseline: baselines.single, engine: sqlite }, null, 2) + '\n',
-    );
+    saveSqliteReference(sqlite, { startedAt, loadAverageAtStart });
     writeReport();
   }
   if (settings.postgresUrl) {

@@ -144,21 +144,35 @@ describe.each(ENGINES)('plain thing read (%s)', (engine) => {
 
 const ENGINE_STORES = ENGINES.flatMap((engine) => STORES.map((store) => [engine, store] as const));
 
-describe.each(ENGINE_STORES)('plain thing read behind a proxy (%s, counters in %s)', (engine, store) => {
+/**
+ * A listening app with `env` and the rate-limit counters in `store`, holding one thing, for the
+ * describe block it is called in (started before its tests, closed after them).
+ */
+function appWithOneThing(
+  engine: (typeof ENGINES)[number],
+  store: (typeof STORES)[number],
+  env: Record<string, string>,
+): { app: () => ListeningApp; path: () => string } {
   let t: ListeningApp;
   let id: number;
   const counters = storeEnv(store);
   beforeAll(async () => {
-    t = await listenTestApp(engine, { ...counters.env, TRUST_PROXY: 'loopback', RATE_LIMIT_ANONYMOUS: '100000' });
+    t = await listenTestApp(engine, { ...counters.env, ...env });
     id = await buildThing(t.services, await buildUser(t.services));
   });
   afterAll(async () => {
     await t?.close();
     await counters.cleanUp();
   });
+  return { app: () => t, path: () => `${API}/things/${id}` };
+}
+
+describe.each(ENGINE_STORES)('plain thing read behind a proxy (%s, counters in %s)', (engine, store) => {
+  const one = appWithOneThing(engine, store, { TRUST_PROXY: 'loopback', RATE_LIMIT_ANONYMOUS: '100000' });
 
   it('counts each client as the route does: the address the trusted proxy forwarded', async () => {
-    const path = `${API}/things/${id}`;
+    const t = one.app();
+    const path = one.path();
     const plainReads = async () =>
       Number(
         (await t.app.metricsRegistry.metrics())
@@ -186,20 +200,11 @@ describe.each(ENGINE_STORES)('plain thing read behind a proxy (%s, counters in %
 });
 
 describe.each(ENGINE_STORES)('plain thing read at the rate limit (%s, counters in %s)', (engine, store) => {
-  let t: ListeningApp;
-  let id: number;
-  const counters = storeEnv(store);
-  beforeAll(async () => {
-    t = await listenTestApp(engine, { ...counters.env, RATE_LIMIT_ANONYMOUS: '2' });
-    id = await buildThing(t.services, await buildUser(t.services));
-  });
-  afterAll(async () => {
-    await t?.close();
-    await counters.cleanUp();
-  });
+  const one = appWithOneThing(engine, store, { RATE_LIMIT_ANONYMOUS: '2' });
 
   it("answers within the limit, and the request over it gets the route's 403 with Retry-After", async () => {
-    const path = `${API}/things/${id}`;
+    const t = one.app();
+    const path = one.path();
     const answers = [await get(t.site, path), await get(t.site, path), await get(t.site, path)];
     expect(answers.map((a) => a.status)).toEqual([200, 200, 403]);
     expect(answers.map((a) => a.headers['x-ratelimit-remaining'])).toEqual(['1', '0', '0']);
