@@ -29,10 +29,12 @@
  *                     per thing and in total.
  *     The server's peak RSS (max of VmRSS polled every 200 ms and VmHWM) covers all scenarios.
  *  4. With BENCH_DATABASE_URL (postgres://…) set, the same scenarios run against PostgreSQL with
- *     TWO server processes (BENCH_PG_PROCESSES): one autocannon instance per process in parallel,
- *     the connections split between them, req/s summed; the baseline for those is two hello-world
- *     processes. The CPU of the PostgreSQL backends serving the servers (their connections carry
- *     an application name of the run's own) is measured too, per response, beside the servers'.
+ *     one server process, the instance PostgreSQL's budgets are set for (docs/adr/0045); with
+ *     BENCH_PG_PROCESSES=N, N processes: one autocannon instance per process in parallel, the
+ *     connections split between them, req/s summed, and a baseline of N hello-world processes.
+ *     Before PostgreSQL's scenarios the baseline is measured again. The CPU of the PostgreSQL
+ *     backends serving the servers (their connections carry an application name of the run's
+ *     own) is measured too, per response, beside the servers'.
  *     On SQLite, right before and right after GET things/:id, the hello-world is measured again the
  *     same way: that scenario's judged ratio is to the mean of these two (the machine's speed can
  *     change in the minutes since the first), and its ratio to the first is printed beside it.
@@ -67,11 +69,12 @@
  *                       bench/results/npm-1m.tsv), imported into bench/results/bench-1m.db and
  *                       into the PostgreSQL schema of BENCH_DATABASE_URL with `_1m` appended; an
  *                       import that was stopped resumes (rows already there are skipped)
- *   BENCH_PG_PROCESSES  server processes on PostgreSQL (default 2)
+ *   BENCH_PG_PROCESSES  server processes on PostgreSQL (default 1: PostgreSQL's budgets are for one
+ *                       instance; several instances are measured by `npm run bench:cluster`)
  *   BENCH_USERS         bench users with tokens (default 1000)
  *   BENCH_CATALOGUE     catalogue TSV (default <project>/../shared/data/npm-packages.tsv)
  *   BENCH_SQLITE_PATH   SQLite bench database (default bench/results/bench.db, at 1m bench-1m.db; gitignored)
- *   BENCH_DATABASE_URL  postgres://…[?schema=s]: also run on PostgreSQL with two server processes
+ *   BENCH_DATABASE_URL  postgres://…[?schema=s]: also run on PostgreSQL
  *                       (the schema is created when missing), e.g.
  *                       postgres://postgres@127.0.0.1:5432/test?schema=bench
  *   BENCH_SKIP_SQLITE   1: skip the SQLite run (only with BENCH_DATABASE_URL)
@@ -159,7 +162,7 @@ const settings = {
     process.env.BENCH_SQLITE_PATH || (scale === '197k' ? 'bench/results/bench.db' : `bench/results/bench-${scale}.db`),
   ),
   postgresUrl: scaledPostgresUrl(process.env.BENCH_DATABASE_URL || undefined),
-  postgresProcesses: intEnv('BENCH_PG_PROCESSES', 2, 1),
+  postgresProcesses: intEnv('BENCH_PG_PROCESSES', 1, 1),
   skipSqlite: process.env.BENCH_SKIP_SQLITE === '1',
   cpuProf: process.env.BENCH_CPU_PROF === '1',
   serverNodeFlags: (process.env.BENCH_SERVER_NODE_FLAGS || '').split(/\s+/).filter(Boolean),
@@ -1156,8 +1159,8 @@ async function main(): Promise<void> {
     if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(settings.postgresUrl).hostname)) {
       throw new Error('BENCH_DATABASE_URL must point at 127.0.0.1 or localhost');
     }
-    const baseline = await measureBaseline(settings.postgresProcesses);
-    baselines[settings.postgresProcesses === 2 ? 'double' : `x${settings.postgresProcesses}`] = baseline;
+    const baseline = await measureBaseline(settings.postgresProcesses, 'baseline before PostgreSQL');
+    baselines[`before postgres, ×${settings.postgresProcesses}`] = baseline;
     engines.push(await runEngine('postgres', settings.postgresUrl, settings.postgresProcesses, baseline));
   }
   writeReport();
