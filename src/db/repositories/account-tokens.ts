@@ -2,6 +2,8 @@
  * Single-use account tokens (account_tokens): address verification, password reset, notice
  * unsubscription. Only the SHA-256 of a token is stored; the token itself is in the link sent.
  */
+import type { Selectable } from 'kysely';
+import type { AccountTokensTable } from '../schema.ts';
 import type { Executor } from '../transaction.ts';
 
 export type AccountTokenPurpose = 'verify_email' | 'password_reset' | 'unsubscribe';
@@ -20,6 +22,16 @@ export interface AccountTokenRecord {
   expiresAt: number;
   usedAt: number | null;
 }
+
+const toAccountToken = (r: Selectable<AccountTokensTable>): AccountTokenRecord => ({
+  id: r.id,
+  purpose: r.purpose as AccountTokenPurpose,
+  userId: r.user_id,
+  detail: r.detail,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  usedAt: r.used_at,
+});
 
 /** Stores a token (by its hash). */
 export async function insertAccountToken(
@@ -87,17 +99,7 @@ export async function findLiveAccountToken(
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .executeTakeFirst();
-  return (
-    r && {
-      id: r.id,
-      purpose: r.purpose as AccountTokenPurpose,
-      userId: r.user_id,
-      detail: r.detail,
-      createdAt: r.created_at,
-      expiresAt: r.expires_at,
-      usedAt: r.used_at,
-    }
-  );
+  return r && toAccountToken(r);
 }
 
 /**
@@ -115,17 +117,7 @@ export async function findAccountToken(
     .where('token_hash', '=', tokenHash)
     .where('purpose', '=', purpose)
     .executeTakeFirst();
-  return (
-    r && {
-      id: r.id,
-      purpose: r.purpose as AccountTokenPurpose,
-      userId: r.user_id,
-      detail: r.detail,
-      createdAt: r.created_at,
-      expiresAt: r.expires_at,
-      usedAt: r.used_at,
-    }
-  );
+  return r && toAccountToken(r);
 }
 
 /**
