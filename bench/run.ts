@@ -75,8 +75,8 @@
  *   BENCH_USERS         bench users with tokens (default 1000)
  *   BENCH_CATALOGUE     catalogue TSV (default <project>/../shared/data/npm-packages.tsv)
  *   BENCH_SQLITE_PATH   SQLite bench database (default bench/results/bench.db, at 1m bench-1m.db; gitignored)
- *   BENCH_DATABASE_URL  postgres://…[?schema=s]: also run on PostgreSQL
- *                       (the schema is created when missing), e.g.
+ *   BENCH_DATABASE_URL  postgres://…[?schema=s]: also run on PostgreSQL, in schema s (default
+ *                       `bench`; created when missing; never the database's default schema), e.g.
  *                       postgres://postgres@127.0.0.1:5432/test?schema=bench
  *   BENCH_SKIP_SQLITE   1: skip the SQLite run (only with BENCH_DATABASE_URL)
  *   BENCH_RESET         1: start from an empty bench database (delete the SQLite file, drop the
@@ -138,13 +138,16 @@ function intEnv(name: string, fallback: number, min: number): number {
 
 const scale: Scale = parseScale(process.env.BENCH_SCALE);
 
-/** A PostgreSQL URL's `?schema=` with `_1m` appended at the 1M scale (the 197k and 1M databases live side by side). */
+/**
+ * The PostgreSQL URL the bench uses: BENCH_DATABASE_URL in a schema of the bench's own, its
+ * `?schema=` or else `bench` (never the database's default schema, which may hold other data),
+ * with `_1m` appended at the 1M scale (the 197k and 1M databases live side by side).
+ */
 function scaledPostgresUrl(url: string | undefined): string | undefined {
-  if (!url || scale === '197k') return url;
+  if (!url) return undefined;
   const u = new URL(url);
-  const schema = u.searchParams.get('schema');
-  if (!schema) throw new Error('BENCH_SCALE=1m on PostgreSQL needs ?schema=<name> in BENCH_DATABASE_URL');
-  u.searchParams.set('schema', `${schema}_${scale}`);
+  const schema = u.searchParams.get('schema') || 'bench';
+  u.searchParams.set('schema', scale === '197k' ? schema : `${schema}_${scale}`);
   return u.toString();
 }
 
