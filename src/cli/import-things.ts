@@ -14,6 +14,7 @@ import { refreshPlannerStatistics, type Database } from '../db/connect.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { insertThingsIfNew } from '../db/repositories/things.ts';
 import { insertPostActivities } from '../db/repositories/activities.ts';
+import { mergeSearchIndex } from '../db/repositories/search.ts';
 import { DomainError } from '../domain/errors.ts';
 import { parseNewThing, tagProblem, MAX_DESCRIPTION, type NewThing } from '../domain/thing-input.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -136,8 +137,12 @@ export async function importThings(
     if (batch.length >= BATCH) await flush();
   }
   await flush();
-  // Fresh statistics after a bulk load, so the planner picks the search and listing indexes at once
-  // (PostgreSQL otherwise waits for autovacuum; SQLite's planner uses sqlite_stat1 after ANALYZE).
-  if (report.inserted > 0) await refreshPlannerStatistics(database);
+  // After a bulk load: fresh statistics, so the planner picks the search and listing indexes at once
+  // (PostgreSQL otherwise waits for autovacuum; SQLite's planner uses sqlite_stat1 after ANALYZE),
+  // and on SQLite the full-text index in one segment, so each word is looked up once.
+  if (report.inserted > 0) {
+    await refreshPlannerStatistics(database);
+    await mergeSearchIndex(database);
+  }
   return report;
 }

@@ -10,7 +10,13 @@ import { createDatabaseUrl, ENGINES } from '../helpers/db.ts';
 import { runTipjar } from '../helpers/processes.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { buildUser } from '../helpers/factories.ts';
+import { sql } from 'kysely';
 import { countDataRows, importThings, npmTags } from '../../src/cli/import-things.ts';
+import { mergeSearchIndex } from '../../src/db/repositories/search.ts';
+import { insertThingsIfNew } from '../../src/db/repositories/things.ts';
+import { parseNewThing } from '../../src/domain/thing-input.ts';
+import { inTransaction } from '../../src/db/transaction.ts';
+import type { Database } from '../../src/db/connect.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tipjar-import-'));
 function tsv(name: string, text: string): string {
@@ -128,6 +134,65 @@ describe.each(ENGINES)('importThings on %s', (engine) => {
       .orderBy('tag')
       .execute();
     expect(stored.map((r) => r.tag)).toEqual([engine, 'kit', 'npm'].sort());
+  });
+});
+
+/** How many segments the SQLite full-text index of visible things has (FTS5's %_idx table: one row per segment and leaf). */
+async function ftsSegments(database: Database): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(distinct segid) as n from things_fts_idx`.execute(database.db);
+  return Number(rows[0]!.n);
+}
+
+/** How many visible things the SQLite full-text index finds for `word`. */
+async function ftsMatches(database: Database, word: string): Promise<number> {
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*) as n from things_fts where things_fts match ${`"${word}"`}`.execute(database.db);
+  return Number(rows[0]!.n);
+}
+
+describe('the full-text index after a bulk load (SQLite)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp('sqlite');
+  });
+  afterAll(async () => t.close());
+
+  it('mergeSearchIndex merges the segments of many transactions into one, and every thing is still found', async () => {
+    const owner = await buildUser(t.services);
+    // FTS5 writes a segment per transaction: twelve transactions leave several even after its automerge.
+    for (let batch = 0; batch < 12; batch++) {
+      const things = Array.from({ length: 20 }, (_, i) =>
+        parseNewThing({
+          url: `https://example.com/merge/${batch}/${i}`,
+          title: `mergeword item ${batch} ${i}`,
+          description: `batch${batch}`,
+          category: 'software',
+          language: 'en_GB',
+          tags: ['mergetag'],
+        }),
+      );
+      await inTransaction(t.db.database, (trx) => insertThingsIfNew(trx, things, owner.user.id, t.clock.now()));
+    }
+    expect(await ftsSegments(t.db.database)).toBeGreaterThan(1);
+    expect(await ftsMatches(t.db.database, 'mergeword')).toBe(240);
+
+    expect(await mergeSearchIndex(t.db.database)).toBeGreaterThan(0);
+    expect(await ftsSegments(t.db.database)).toBe(1);
+    expect(await ftsMatches(t.db.database, 'mergeword')).toBe(240);
+    expect(await ftsMatches(t.db.database, 'batch7')).toBe(20);
+    // Nothing left to merge: no step writes anything.
+    expect(await mergeSearchIndex(t.db.database)).toBe(0);
+  });
+
+  it('importThings leaves the index in one segment', async () => {
+    const owner = await buildUser(t.services);
+    const rows = Array.from({ length: 3000 }, (_, i) => `bulkword-${i}\t1.0.0\t1\tpackage number ${i}`);
+    const file = tsv('bulk.tsv', ['name\tversion\tdownloads_a_month\tsummary', ...rows].join('\n'));
+    const report = await importThings(t.db.database, t.clock, file, owner.user.id);
+    expect(report).toMatchObject({ rows: 3000, inserted: 3000 });
+    expect(await ftsSegments(t.db.database)).toBe(1);
+    expect(await ftsMatches(t.db.database, 'bulkword')).toBe(3000);
   });
 });
 

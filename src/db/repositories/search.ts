@@ -725,3 +725,36 @@ const searchChangesBatched = turnBatched<0, number | undefined>(async (ex, asked
   const value = await readSearchChangesOnce(ex);
   return asked.map(() => value);
 }, readSearchChangesOnce);
+
+/** Most pages (4 KiB) FTS5 writes in one step of mergeSearchIndex: one step is one short write transaction. */
+const MERGE_STEP_PAGES = 2000;
+/** A bound on mergeSearchIndex's steps per index (far above what any catalogue needs: ≈ 12 at 1M things). */
+const MERGE_MAX_STEPS = 10_000;
+
+/**
+ * SQLite, after a bulk load of things: merges each full-text index (things_fts, things_fts_hidden)
+ * into one segment. FTS5 writes a segment per transaction and merges them only in groups, so
+ * after a load a word's lookup reads every segment left. The merge runs in steps of at most
+ * MERGE_STEP_PAGES pages, each its own transaction, so other writers (a running server's tips)
+ * wait at most one step; it stops when a step merged nothing (FTS5's 'merge' command with a
+ * negative page count, which merges across levels). Searches find the same things before and
+ * after. Nothing on PostgreSQL (its GIN index has no segments).
+ * @returns how many steps wrote something, over both indexes
+ */
+export async function mergeSearchIndex(database: Database): Promise<number> {
+  if (database.engine !== 'sqlite') return 0;
+  const changes = async () =>
+    Number((await sql<{ n: number }>`select total_changes() as n`.execute(database.db)).rows[0]!.n);
+  let steps = 0;
+  for (const table of ['things_fts', 'things_fts_hidden']) {
+    const fts = sql.raw(table);
+    for (let i = 0; i < MERGE_MAX_STEPS; i++) {
+      const before = await changes();
+      await sql`insert into ${fts}(${fts}, rank) values ('merge', ${-MERGE_STEP_PAGES})`.execute(database.db);
+      // FTS5 counts two or more changes for a step that merged something, fewer for one that found nothing.
+      if ((await changes()) - before < 2) break;
+      steps++;
+    }
+  }
+  return steps;
+}
