@@ -202,6 +202,10 @@ export async function prepareBenchDatabase(
           }
         },
       });
+      if (report.upkeepFailure !== undefined)
+        throw new Error(
+          `the upkeep after the import failed (${report.upkeepFailure}): figures on this database would not be a fresh import's`,
+        );
       things = await countThings();
       log(
         `imported: ${report.inserted} added, ${report.skipped} skipped, ${report.rejected.length} rejected, ` +

@@ -28,6 +28,13 @@ export interface ImportReport {
   rejected: { line: number; reason: string }[];
   /** rows imported without something they held (a tag left out), with the reason */
   warnings: { line: number; reason: string }[];
+  /**
+   * Why the upkeep after the load (planner statistics, the full-text index merged) did not finish,
+   * when it did not (say, another process held the write lock past the busy timeout). The rows are
+   * imported whatever it says; searches find them, more slowly until the upkeep runs: the next
+   * import of any file runs it again.
+   */
+  upkeepFailure?: string;
 }
 
 /** Tags for an npm package name: `npm`, its scope, and the words of the name (≥ 2 letters). */
@@ -93,8 +100,12 @@ async function insertBatch(database: Database, batch: NewThing[], ownerId: numbe
 }
 
 /**
- * Imports the file for `ownerId`.
- * @param onProgress called with the number of data rows processed so far.
+ * Imports the file for `ownerId`, 400 rows per transaction; then, when the file held any row, the
+ * upkeep after a bulk load (fresh planner statistics; on SQLite the full-text index merged into
+ * one segment). The upkeep runs even when every row was there already, so running an import again
+ * finishes an upkeep that failed before; its failure is reported in `upkeepFailure`, not thrown.
+ * @param onProgress called with the number of data rows processed so far, after each batch commits.
+ * @throws the database's errors from a batch (the batches before it stay imported: a re-run skips them)
  */
 export async function importThings(
   database: Database,
@@ -140,9 +151,13 @@ export async function importThings(
   // After a bulk load: fresh statistics, so the planner picks the search and listing indexes at once
   // (PostgreSQL otherwise waits for autovacuum; SQLite's planner uses sqlite_stat1 after ANALYZE),
   // and on SQLite the full-text index in one segment, so each word is looked up once.
-  if (report.inserted > 0) {
-    await refreshPlannerStatistics(database);
-    await mergeSearchIndex(database);
+  if (report.rows > 0) {
+    try {
+      await refreshPlannerStatistics(database);
+      await mergeSearchIndex(database);
+    } catch (err) {
+      report.upkeepFailure = err instanceof Error ? err.message : String(err);
+    }
   }
   return report;
 }

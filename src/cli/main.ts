@@ -165,6 +165,10 @@ program
       console.log(
         `read ${report.rows} rows: ${report.inserted} things added, ${report.skipped} already registered, ${report.rejected.length} rejected, ${report.warnings.length} warnings (${((Date.now() - started) / 1000).toFixed(1)} s)`,
       );
+      if (report.upkeepFailure !== undefined)
+        console.error(
+          `warning: the rows above are imported, but the upkeep after the import did not finish (${report.upkeepFailure}); searches find the new things, more slowly until it runs: run this import again (it adds nothing twice and runs the upkeep)`,
+        );
     });
   });
 

@@ -6,7 +6,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabaseUrl, ENGINES } from '../helpers/db.ts';
+import BetterSqlite3 from 'better-sqlite3';
+import { createDatabaseUrl, createTestServices, ENGINES } from '../helpers/db.ts';
 import { runTipjar } from '../helpers/processes.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { buildUser } from '../helpers/factories.ts';
@@ -16,7 +17,8 @@ import { mergeSearchIndex } from '../../src/db/repositories/search.ts';
 import { insertThingsIfNew } from '../../src/db/repositories/things.ts';
 import { parseNewThing } from '../../src/domain/thing-input.ts';
 import { inTransaction } from '../../src/db/transaction.ts';
-import type { Database } from '../../src/db/connect.ts';
+import { sqlitePath, type Database } from '../../src/db/connect.ts';
+import { systemClock } from '../../src/domain/clock.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tipjar-import-'));
 function tsv(name: string, text: string): string {
@@ -193,6 +195,41 @@ describe('the full-text index after a bulk load (SQLite)', () => {
     expect(report).toMatchObject({ rows: 3000, inserted: 3000 });
     expect(await ftsSegments(t.db.database)).toBe(1);
     expect(await ftsMatches(t.db.database, 'bulkword')).toBe(3000);
+  });
+});
+
+describe('the upkeep after an import (SQLite)', () => {
+  it('a failed upkeep leaves every row imported and is reported, and the next import runs it', async () => {
+    const { s, db, drop } = await createTestServices('sqlite');
+    const { database } = db;
+    const other = new BetterSqlite3(sqlitePath(db.url));
+    try {
+      const { user } = await buildUser(s);
+      await sql`pragma busy_timeout = 20`.execute(database.db);
+      const rows = Array.from({ length: 900 }, (_, i) => `upkeepword-${i}\t1.0.0\t1\tpackage ${i}`);
+      const file = tsv('upkeep.tsv', ['name\tversion\tdownloads_a_month\tsummary', ...rows].join('\n'));
+      // Another process takes the write lock once the last batch has committed, before the upkeep.
+      const report = await importThings(database, systemClock, file, user.id, {
+        onProgress: (n) => {
+          if (n === 900) other.exec('begin immediate');
+        },
+      });
+      expect(report).toMatchObject({ rows: 900, inserted: 900 });
+      expect(report.upkeepFailure).toMatch(/locked|busy/i);
+      other.exec('rollback');
+      expect(await ftsMatches(database, 'upkeepword')).toBe(900);
+      expect(await ftsSegments(database)).toBeGreaterThan(1);
+
+      // Nothing new to add: the import runs the upkeep all the same.
+      const again = await importThings(database, systemClock, file, user.id);
+      expect(again).toMatchObject({ rows: 900, inserted: 0, skipped: 900 });
+      expect(again.upkeepFailure).toBeUndefined();
+      expect(await ftsSegments(database)).toBe(1);
+      expect(await ftsMatches(database, 'upkeepword')).toBe(900);
+    } finally {
+      other.close();
+      await drop();
+    }
   });
 });
 
