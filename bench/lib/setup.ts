@@ -204,7 +204,7 @@ export async function prepareBenchDatabase(
       });
       if (report.upkeepFailure !== undefined)
         throw new Error(
-          `the upkeep after the import failed (${report.upkeepFailure}): figures on this database would not be a fresh import's`,
+          `the upkeep after the import failed (${report.upkeepFailure}); run the bench again with BENCH_RESET=1`,
         );
       things = await countThings();
       log(
