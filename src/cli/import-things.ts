@@ -105,6 +105,7 @@ async function insertBatch(database: Database, batch: NewThing[], ownerId: numbe
  * one segment). The upkeep runs even when every row was there already, so running an import again
  * finishes an upkeep that failed before; its failure is reported in `upkeepFailure`, not thrown.
  * @param onProgress called with the number of data rows processed so far, after each batch commits.
+ * @param onUpkeep called once when the upkeep begins (after every row has committed)
  * @throws the database's errors from a batch (the batches before it stay imported: a re-run skips them)
  */
 export async function importThings(
@@ -112,7 +113,7 @@ export async function importThings(
   clock: Clock,
   file: string,
   ownerId: number,
-  opts: { limit?: number; onProgress?: (rows: number) => void } = {},
+  opts: { limit?: number; onProgress?: (rows: number) => void; onUpkeep?: () => void } = {},
 ): Promise<ImportReport> {
   const report: ImportReport = { rows: 0, inserted: 0, skipped: 0, rejected: [], warnings: [] };
   const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
@@ -152,6 +153,7 @@ export async function importThings(
   // (PostgreSQL otherwise waits for autovacuum; SQLite's planner uses sqlite_stat1 after ANALYZE),
   // and on SQLite the full-text index in one segment, so each word is looked up once.
   if (report.rows > 0) {
+    opts.onUpkeep?.();
     try {
       await refreshPlannerStatistics(database);
       await mergeSearchIndex(database);

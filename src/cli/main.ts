@@ -158,6 +158,10 @@ program
       const report = await importThings(s.database, s.clock, file, owner.id, {
         limit: opts.limit,
         onProgress: (n) => bar.update(n),
+        onUpkeep: () => {
+          bar.stop();
+          console.error('refreshing the planner statistics and merging the full-text index …');
+        },
       });
       bar.stop();
       for (const r of report.rejected) console.error(`line ${r.line}: ${r.reason}`);

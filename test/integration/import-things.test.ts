@@ -246,6 +246,8 @@ describe('the tipjar import things command', () => {
       const first = await runTipjar(['import', 'things', file, '--owner', 'catalogue', '--limit', '2'], env);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).toMatch(/^read 2 rows: 2 things added, 0 already registered, 0 rejected, 0 warnings/);
+      expect(first.stderr).toContain('refreshing the planner statistics and merging the full-text index');
+      expect(first.stderr).not.toContain('warning:');
       const again = await runTipjar(['import', 'things', file, '--owner', 'catalogue'], env);
       expect(again.code, again.stderr).toBe(0);
       expect(again.stdout).toMatch(/^read 3 rows: 1 things added, 2 already registered, 0 rejected, 0 warnings/);
